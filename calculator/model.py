@@ -1,0 +1,193 @@
+"""The declarative model: a calculator is fields, results and a pure function."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import Enum
+
+from .numbers import ParseError, ParseProblem, format_decimal, format_integer, parse_number
+
+
+class Kind(Enum):
+    """What a field holds, which decides how its text is read."""
+
+    INTEGER = "integer"
+    DECIMAL = "decimal"
+    CHOICE = "choice"
+    FLAG = "flag"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One entry of a choice field."""
+
+    value: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Field:
+    """One input: its id, Italian label, unit, default, bounds and help text.
+
+    ``minimum`` is inclusive unless ``exclusive_minimum`` is set. ``optional``
+    fields may be left empty; the compute function then gets ``None``.
+    """
+
+    id: str
+    label: str
+    default: str
+    help: str
+    kind: Kind = Kind.INTEGER
+    unit: str = ""
+    group: str = ""
+    minimum: Decimal = Decimal(1)
+    maximum: Decimal = Decimal(1_000_000)
+    exclusive_minimum: bool = False
+    optional: bool = False
+    options: tuple[Option, ...] = ()
+    example: str = ""
+
+    @property
+    def numeric(self) -> bool:
+        return self.kind in (Kind.INTEGER, Kind.DECIMAL)
+
+
+Value = Decimal | str | bool | None
+
+
+class FieldError(ValueError):
+    """A value the field does not accept, with the message to show beside it."""
+
+
+def _show(value: Decimal) -> str:
+    return format_decimal(value)
+
+
+def read_field(spec: Field, text: str) -> Value:
+    """Turn what the user typed into a value, or raise FieldError in Italian."""
+    if spec.kind is Kind.FLAG:
+        return text.strip().lower() in {"1", "true", "on", "si", "sì"}
+    if spec.kind is Kind.CHOICE:
+        for option in spec.options:
+            if text == option.value:
+                return option.value
+        raise FieldError(f"{spec.label}: scegli una delle opzioni dell'elenco.")
+    example = spec.example or spec.default
+    try:
+        number = parse_number(text)
+    except ParseError as error:
+        if error.problem is ParseProblem.EMPTY:
+            if spec.optional:
+                return None
+            raise FieldError("Inserisci un valore.") from None
+        raise FieldError(_PARSE_MESSAGES[error.problem].format(label=spec.label, example=example)) from None
+    if spec.kind is Kind.INTEGER and number != number.to_integral_value():
+        raise FieldError(f"{spec.label}: deve essere un numero intero, per esempio {example}.")
+    if spec.exclusive_minimum and number <= spec.minimum:
+        raise FieldError(f"{spec.label}: deve essere maggiore di {_show(spec.minimum)}.")
+    if not spec.exclusive_minimum and number < spec.minimum:
+        raise FieldError(f"{spec.label}: deve essere almeno {_show(spec.minimum)}.")
+    if number > spec.maximum:
+        raise FieldError(f"{spec.label}: deve essere al massimo {_show(spec.maximum)}.")
+    return number
+
+
+_PARSE_MESSAGES = {
+    ParseProblem.TOO_LONG: "{label}: il valore è troppo lungo.",
+    ParseProblem.NOT_A_NUMBER: "{label}: scrivi un numero, per esempio {example}.",
+    ParseProblem.BAD_GROUPING: (
+        "{label}: numero non valido; per le migliaia usa gruppi di tre cifre"
+        " (1.000) e per i decimali la virgola (0,5)."
+    ),
+    ParseProblem.TOO_MANY_DECIMALS: "{label}: usa al massimo 6 cifre decimali.",
+}
+
+
+class Format(Enum):
+    """How a result is shown."""
+
+    COUNT = "count"
+    NUMBER = "number"
+    PERCENT = "percent"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One output: id, Italian label, unit and how its value reads."""
+
+    id: str
+    label: str
+    unit: str = ""
+    format: Format = Format.NUMBER
+    help: str = ""
+
+    def show(self, value: Decimal | None) -> str:
+        """The value as the page shows it, with its unit."""
+        if value is None:
+            return "—"
+        if self.format is Format.COUNT:
+            text = format_integer(int(value))
+        elif self.format is Format.PERCENT:
+            text = format_decimal(value) + " %"
+        else:
+            text = format_decimal(value)
+        return f"{text} {self.unit}" if self.unit else text
+
+
+Values = Mapping[str, Value]
+Outputs = Mapping[str, Decimal | None]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named set of field values that fills the form in one click."""
+
+    id: str
+    label: str
+    values: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Calculator:
+    """A calculator: declared fields and results plus a pure compute function.
+
+    ``compute`` gets every field's value already validated and returns one
+    Decimal (or None, for a result that does not apply) per result id.
+    ``examples`` are named partial inputs used by the article's prose.
+    ``chart`` optionally draws an SVG of the outputs.
+    """
+
+    id: str
+    title: str
+    summary: str
+    fields: tuple[Field, ...]
+    results: tuple[Result, ...]
+    compute: Callable[[Values], Outputs]
+    examples: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    presets: tuple[Preset, ...] = ()
+    chart: Callable[[Values, Outputs], str] | None = None
+
+    @property
+    def defaults(self) -> dict[str, str]:
+        return {f.id: f.default for f in self.fields}
+
+    def field(self, field_id: str) -> Field:
+        for spec in self.fields:
+            if spec.id == field_id:
+                return spec
+        raise KeyError(field_id)
+
+    def result(self, result_id: str) -> Result:
+        for spec in self.results:
+            if spec.id == result_id:
+                return spec
+        raise KeyError(result_id)
+
+    def groups(self) -> list[tuple[str, list[Field]]]:
+        """Fields grouped in declaration order."""
+        grouped: dict[str, list[Field]] = {}
+        for spec in self.fields:
+            grouped.setdefault(spec.group, []).append(spec)
+        return list(grouped.items())

@@ -1,0 +1,181 @@
+// Wires every calculator form on the page to the Python engine in a module worker.
+// It only moves strings: field values go to calculator.api.handle, and the texts it
+// answers are put back into the elements marked data-output, data-error-for, data-message.
+
+const WORKER_URL = new URL("./engine-worker.mjs", import.meta.url);
+const BOOT_TIMEOUT_MS = 30000;
+
+const TEXT = {
+  loading: "Il motore di calcolo si sta avviando: i risultati si aggiorneranno tra un attimo.",
+  failed:
+    "Il motore di calcolo non si è avviato. I risultati mostrati valgono per i valori predefiniti.",
+  file:
+    "Aperta direttamente dal disco, la pagina non può avviare il motore di calcolo: i risultati mostrati" +
+    " valgono per i valori predefiniti. Per usarla offline avvia un server locale (scripts/serve," +
+    " oppure python3 -m http.server nella cartella site/) e apri http://127.0.0.1:8000.",
+  retry: "Riprova",
+};
+
+/** The shared engine: one worker for the whole visit, kept across instant navigation. */
+const engine = {
+  /** @type {Worker | null} */ worker: null,
+  state: "loading",
+  nextId: 1,
+  /** @type {Map<number, (response: string) => void>} */ pending: new Map(),
+  /** @type {Set<() => void>} */ listeners: new Set(),
+  timer: 0,
+};
+
+function setEngineState(state) {
+  engine.state = state;
+  clearTimeout(engine.timer);
+  for (const listener of engine.listeners) listener();
+}
+
+function startEngine() {
+  if (location.protocol === "file:") return setEngineState("file");
+  engine.pending.clear();
+  setEngineState("loading");
+  try {
+    engine.worker = new Worker(WORKER_URL, { type: "module" });
+  } catch {
+    return setEngineState("failed");
+  }
+  engine.timer = setTimeout(() => fail(), BOOT_TIMEOUT_MS);
+  engine.worker.addEventListener("message", ({ data }) => {
+    if (data.type === "ready") setEngineState("ready");
+    else if (data.type === "failed") fail();
+    else if (data.type === "result") {
+      const resolve = engine.pending.get(data.id);
+      engine.pending.delete(data.id);
+      if (resolve) resolve(data.response);
+    }
+  });
+  engine.worker.addEventListener("error", () => fail());
+}
+
+function fail() {
+  if (engine.worker) engine.worker.terminate();
+  engine.worker = null;
+  setEngineState("failed");
+}
+
+/** @returns {Promise<string>} the JSON response */
+function compute(request) {
+  return new Promise((resolve) => {
+    const id = engine.nextId++;
+    engine.pending.set(id, resolve);
+    engine.worker.postMessage({ type: "compute", id, request });
+  });
+}
+
+function readValues(form) {
+  const values = {};
+  for (const control of form.querySelectorAll("input[name], select[name]")) {
+    values[control.name] = control.type === "checkbox" ? (control.checked ? "on" : "") : control.value;
+  }
+  return values;
+}
+
+function show(form, response) {
+  const answer = JSON.parse(response);
+  if (answer.status === "error") return;
+  for (const output of form.querySelectorAll("[data-output]")) {
+    output.textContent = answer.results[output.dataset.output] ?? "—";
+  }
+  for (const error of form.querySelectorAll("[data-error-for]")) {
+    const message = answer.errors[error.dataset.errorFor] ?? "";
+    error.textContent = message;
+    const control = form.elements.namedItem(error.dataset.errorFor);
+    if (control instanceof Element) {
+      if (message) control.setAttribute("aria-invalid", "true");
+      else control.removeAttribute("aria-invalid");
+    }
+  }
+  const message = form.querySelector("[data-message]");
+  if (message) message.textContent = answer.message;
+  const chart = form.querySelector("[data-chart]");
+  if (chart) chart.innerHTML = answer.chart; // SVG drawn by the Python package from validated numbers
+  form.dataset.status = answer.status;
+}
+
+function mount(form) {
+  const calculator = form.dataset.calculator;
+  const status = form.querySelector("[data-engine-status]");
+  let latest = 0;
+  let dirty = false; // inputs changed since the last answer
+  let edited = false; // the user typed while the engine was not ready
+
+  async function update() {
+    if (engine.state !== "ready") {
+      dirty = edited = true;
+      return render();
+    }
+    dirty = false;
+    const ticket = ++latest;
+    const response = await compute(JSON.stringify({ calculator, values: readValues(form) }));
+    if (ticket === latest) show(form, response);
+  }
+
+  let shown = ""; // what the status line shows now, so that it is rebuilt only on change
+
+  function render() {
+    form.dataset.state = engine.state === "ready" ? "ready" : engine.state === "loading" ? "loading" : "error";
+    const hidden = engine.state === "ready" || (engine.state === "loading" && !edited);
+    const key = hidden ? "hidden" : engine.state;
+    if (key === shown) return;
+    shown = key;
+    status.replaceChildren();
+    status.hidden = hidden;
+    if (hidden) return;
+    if (engine.state === "loading") status.textContent = TEXT.loading;
+    if (engine.state === "file") status.textContent = TEXT.file;
+    if (engine.state === "failed") {
+      const retry = document.createElement("button");
+      retry.type = "button";
+      retry.className = "md-button calc__retry";
+      retry.textContent = TEXT.retry;
+      retry.addEventListener("click", () => startEngine());
+      status.append(TEXT.failed, " ", retry);
+    }
+  }
+
+  function onEngine() {
+    render();
+    if (engine.state === "ready" && dirty) update();
+  }
+
+  form.addEventListener("input", update);
+  form.addEventListener("change", update);
+  form.addEventListener("submit", (event) => event.preventDefault());
+  form.addEventListener("click", (event) => {
+    const preset = event.target instanceof Element && event.target.closest("[data-preset]");
+    if (!preset) return;
+    for (const [name, value] of Object.entries(JSON.parse(preset.dataset.preset))) {
+      const control = form.elements.namedItem(name);
+      if (control instanceof HTMLInputElement && control.type === "checkbox") control.checked = value === "on";
+      else if (control) control.value = value;
+    }
+    update();
+  });
+  engine.listeners.add(onEngine);
+  // Fields the browser restored (back button, form memory) may differ from the defaults.
+  dirty = true;
+  onEngine();
+  return () => engine.listeners.delete(onEngine);
+}
+
+function mountAll() {
+  const forms = document.querySelectorAll("form[data-calculator]");
+  if (forms.length && !engine.worker && engine.state !== "failed" && engine.state !== "file") startEngine();
+  return [...forms].map(mount);
+}
+
+let unmount = [];
+const onPage = () => {
+  for (const stop of unmount) stop();
+  unmount = mountAll();
+};
+if (window.document$) window.document$.subscribe(onPage);
+else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onPage);
+else onPage();

@@ -1,0 +1,89 @@
+"""Python-Markdown extension: calculators, computed figures and MathML.
+
+Plain Python-Markdown, no MkDocs hook, so any tool that runs Markdown
+extensions (MkDocs, Zensical) builds the same pages.
+
+* A line ``[[calcolatore <id>]]`` becomes the calculator's form with its
+  default results, rendered by the ``calculator`` package.
+* ``{{ <id>:<example>:<key> }}`` becomes a figure computed by the package for
+  a named example of that calculator: a result with its unit, or an input;
+  add ``:numero`` for the bare number.
+* ``$…$`` and ``$$…$$`` (alone on their lines) become MathML, so formulas
+  need no script and no network. Italian numbers inside keep their commas.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from latex2mathml.converter import convert
+from markdown import Extension, Markdown
+from markdown.preprocessors import Preprocessor
+
+from calculator import get
+from calculator.evaluate import evaluate
+from calculator.numbers import format_decimal
+from calculator.render import render
+
+DIRECTIVE = re.compile(r"^\[\[calcolatore ([a-z0-9-]+)\]\]\s*$")
+FIGURE = re.compile(r"\{\{\s*([a-z0-9-]+):([a-z0-9_]+):([a-z0-9_]+)(:numero)?\s*\}\}")
+DISPLAY_MATH = re.compile(r"^\$\$(.+?)\$\$\s*$")
+INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)\$")
+ITALIAN_NUMBER = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d+,\d+")
+
+
+def figure(calculator_id: str, example: str, key: str, bare: bool = False) -> str:
+    """A figure of a named example, formatted as the page shows it."""
+    calc = get(calculator_id)
+    texts = {**calc.defaults, **calc.examples[example]}
+    evaluation = evaluate(calc, texts)
+    if evaluation.status != "ok":
+        raise ValueError(f"example {calculator_id}:{example} does not compute: {evaluation.errors}")
+    if key in evaluation.results:
+        value = evaluation.outputs[key]
+        return format_decimal(value) if bare and value is not None else evaluation.results[key]
+    value_in = evaluation.values[key]
+    return format_decimal(value_in) if isinstance(value_in, Decimal) else str(value_in)
+
+
+def mathml(latex: str, display: bool) -> str:
+    """LaTeX to MathML, keeping Italian numbers (``0,5``, ``1.000``) whole."""
+    numbers: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        numbers.append(match.group(0))
+        return f"9{len(numbers) - 1:04d}7"
+
+    markup = convert(ITALIAN_NUMBER.sub(hold, latex), display="block" if display else "inline")
+    for index, number in enumerate(numbers):
+        markup = markup.replace(f"<mn>9{index:04d}7</mn>", f"<mn>{number}</mn>")
+    return markup
+
+
+class CalculatorPreprocessor(Preprocessor):
+    """Expands directives, figures and math before Markdown parses the text."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        out: list[str] = []
+        for line in lines:
+            line = FIGURE.sub(lambda m: figure(m[1], m[2], m[3], bool(m[4])), line)
+            if directive := DIRECTIVE.match(line):
+                out.extend(["", self.md.htmlStash.store(render(get(directive[1]))), ""])
+            elif display := DISPLAY_MATH.match(line.strip()):
+                out.extend(["", self.md.htmlStash.store(mathml(display[1].strip(), True)), ""])
+            else:
+                out.append(INLINE_MATH.sub(lambda m: self.md.htmlStash.store(mathml(m[1], False)), line))
+        return out
+
+
+class CalculatorExtension(Extension):
+    """Registers the preprocessor."""
+
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 - Markdown's API name
+        md.preprocessors.register(CalculatorPreprocessor(md), "calcolatori", 28)
+
+
+def makeExtension(**kwargs: Any) -> CalculatorExtension:  # noqa: N802 - Markdown's API name
+    return CalculatorExtension(**kwargs)

@@ -1,0 +1,83 @@
+"""Put the browser engine into docs/: Pyodide's files, our wheel and its lock file.
+
+Output, under ``docs/assets/engine/<pyodide version>/``:
+
+* ``pyodide.mjs``, ``pyodide.asm.mjs``, ``pyodide.asm.wasm``,
+  ``python_stdlib.zip``, copied from the pinned npm package;
+* ``calculator-<version>-py3-none-any.whl``, built with ``python -m build``
+  (reproducibly: SOURCE_DATE_EPOCH is fixed);
+* ``pyodide-lock.json``: the shipped lock's ``info`` block plus our wheel,
+  added by pyodide-build's ``pyodide lockfile add-wheels``, then trimmed to our
+  package so that the browser can never ask for a wheel we do not serve.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYODIDE_PACKAGE = ROOT / "node_modules" / "pyodide"
+PYODIDE_VERSION = "314.0.7"
+ENGINE_DIR = ROOT / "docs" / "assets" / "engine" / PYODIDE_VERSION
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+OUR_PACKAGES = {"calculator"}
+BIN = Path(sys.executable).parent
+
+
+def run(command: list[str], env: dict[str, str] | None = None) -> None:
+    """Run a tool quietly; show its output only if it fails."""
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if done.returncode:
+        sys.stderr.write(done.stdout + done.stderr)
+        sys.exit(f"failed: {' '.join(command)}")
+
+
+def build_wheel(outdir: Path) -> Path:
+    """Build the calculator wheel; same sources give the same bytes."""
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}
+    run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(outdir), str(ROOT)], env)
+    shutil.rmtree(ROOT / "build", ignore_errors=True)
+    (wheel,) = outdir.glob("calculator-*.whl")
+    return wheel
+
+
+def write_lock(wheel: Path, target: Path) -> None:
+    """Register the wheel with pyodide-build, keeping only our packages."""
+    with tempfile.TemporaryDirectory() as tmp:
+        full = Path(tmp) / "pyodide-lock.json"
+        run([
+            str(BIN / "pyodide"), "lockfile", "add-wheels",
+            "--input", str(PYODIDE_PACKAGE / "pyodide-lock.json"),
+            "--output", str(full),
+            "--base-path", str(wheel.parent),
+            str(wheel),
+        ])
+        lock = json.loads(full.read_text())
+    lock["packages"] = {name: entry for name, entry in lock["packages"].items() if name in OUR_PACKAGES}
+    target.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+
+
+def main() -> None:
+    shipped = json.loads((PYODIDE_PACKAGE / "package.json").read_text())["version"]
+    if shipped != PYODIDE_VERSION:
+        sys.exit(f"node_modules has pyodide {shipped}, expected {PYODIDE_VERSION}: run npm ci")
+    if ENGINE_DIR.parent.exists():
+        shutil.rmtree(ENGINE_DIR.parent)
+    ENGINE_DIR.mkdir(parents=True)
+    for name in RUNTIME_FILES:
+        shutil.copy2(PYODIDE_PACKAGE / name, ENGINE_DIR / name)
+    with tempfile.TemporaryDirectory() as tmp:
+        wheel = build_wheel(Path(tmp))
+        shutil.copy2(wheel, ENGINE_DIR / wheel.name)
+    write_lock(ENGINE_DIR / wheel.name, ENGINE_DIR / "pyodide-lock.json")
+    print(f"engine ready in {ENGINE_DIR.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""The golden vectors again, inside Pyodide in Node, through the wheel and lock the site ships."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from calculator import respond
+
+from .conftest import ROOT
+from .golden import ERRORS, RESULTS
+
+REQUESTS: list[dict[str, Any]] = [req for req, _ in RESULTS] + [req for req, _, _ in ERRORS] + [
+    {"calculator": "nessuno", "values": {}},
+]
+
+
+@pytest.fixture(scope="module")
+def pyodide_answers(site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    node = shutil.which("node")
+    assert node, "Node.js is needed for these tests"
+    requests = tmp_path_factory.mktemp("pyodide") / "requests.json"
+    requests.write_text(json.dumps(REQUESTS))
+    done = subprocess.run(
+        [node, str(ROOT / "tests" / "node" / "run_in_pyodide.mjs"),
+         str(site_dir / "assets" / "engine" / "314.0.7"), str(requests)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answers: dict[str, Any] = json.loads(done.stdout)
+    return answers
+
+
+def test_runs_on_pyodide_python(pyodide_answers: dict[str, Any]) -> None:
+    assert pyodide_answers["python"].startswith("3.14.")
+
+
+@pytest.mark.parametrize("index", range(len(REQUESTS)))
+def test_same_answer_as_native(pyodide_answers: dict[str, Any], index: int) -> None:
+    assert pyodide_answers["responses"][index] == respond(REQUESTS[index])
+
+
+def test_golden_results_in_pyodide(pyodide_answers: dict[str, Any]) -> None:
+    for (_, expected), answer in zip(RESULTS, pyodide_answers["responses"], strict=False):
+        assert answer["results"] == expected
