@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.browser import launch_chromium  # noqa: E402
+from tests.browser import launch_chromium
 
 
 def main() -> None:

@@ -43,7 +43,7 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - base class name
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import markdown
 import pytest
-
 from calcsite_markdown import figure, mathml
 
 
