@@ -55,6 +55,8 @@ def evaluate(calc: Calculator, texts: Mapping[str, object]) -> Evaluation:
             values[spec.id] = read_field(spec, as_text(texts.get(spec.id, "")))
         except FieldError as error:
             errors[spec.id] = str(error)
+    if not errors and calc.check:
+        errors = dict(calc.check(values))
     blank = {r.id: "—" for r in calc.results}
     if errors:
         only_empty = all(message == FIELD_EMPTY for message in errors.values())

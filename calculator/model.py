@@ -122,6 +122,7 @@ class Result:
     unit: str = ""
     format: Format = Format.NUMBER
     help: str = ""
+    primary: bool = True  # shown large; secondary results are a smaller breakdown
 
     def show(self, value: Decimal | None) -> str:
         """The value as the page shows it, with its unit."""
@@ -156,7 +157,8 @@ class Calculator:
     ``compute`` gets every field's value already validated and returns one
     Decimal (or None, for a result that does not apply) per result id.
     ``examples`` are named partial inputs used by the article's prose.
-    ``chart`` optionally draws an SVG of the outputs.
+    ``check`` optionally validates fields against each other, returning a
+    message per field id. ``chart`` optionally draws an SVG of the outputs.
     """
 
     id: str
@@ -167,6 +169,7 @@ class Calculator:
     compute: Callable[[Values], Outputs]
     examples: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     presets: tuple[Preset, ...] = ()
+    check: Callable[[Values], Mapping[str, str]] | None = None
     chart: Callable[[Values, Outputs], str] | None = None
 
     @property

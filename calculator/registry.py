@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from . import gradient_accumulation
+from . import gradient_accumulation, lora, vram
 from .model import Calculator
 
 CALCULATORS: dict[str, Calculator] = {
     calc.id: calc
-    for calc in (gradient_accumulation.CALCULATOR,)
+    for calc in (gradient_accumulation.CALCULATOR, vram.CALCULATOR, lora.CALCULATOR)
 }
 
 

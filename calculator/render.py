@@ -24,7 +24,7 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None) -> str:
     values = {**calc.defaults, **(texts or {})}
     evaluation = evaluate(calc, values)
     parts = [
-        f'<form class="calc" data-calculator="{_a(calc.id)}" data-state="loading"'
+        f'<form class="calc{" calc--wide" if calc.chart else ""}" data-calculator="{_a(calc.id)}" data-state="loading"'
         f' novalidate aria-labelledby="{_a(calc.id)}--titolo-input">',
         '<div class="calc__inputs">',
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-input">Dati di input</h2>',
@@ -48,47 +48,41 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None) -> str:
 def _field(calc: Calculator, spec: Field, text: str, evaluation: Evaluation) -> str:
     base = f"{calc.id}--{spec.id}"
     error = evaluation.errors.get(spec.id, "")
-    described = f"{base}--aiuto {base}--errore"
-    invalid = ' aria-invalid="true"' if error else ""
+    described = f"{base}--aiuto {base}--errore" if spec.help else f"{base}--errore"
+    attributes = f'id="{_a(base)}" name="{_a(spec.id)}" aria-describedby="{_a(described)}"'
+    if error:
+        attributes += ' aria-invalid="true"'
     if spec.kind is Kind.CHOICE:
         options = "".join(
             f'<option value="{_a(o.value)}"{" selected" if o.value == text else ""}>{_t(o.label)}</option>'
             for o in spec.options
         )
-        control = (
-            f'<select id="{_a(base)}" name="{_a(spec.id)}" aria-describedby="{_a(described)}"{invalid}>'
-            f"{options}</select>"
-        )
+        control = f"<select {attributes}>{options}</select>"
     elif spec.kind is Kind.FLAG:
         checked = " checked" if text.strip().lower() in {"1", "true", "on", "si", "sì"} else ""
-        control = (
-            f'<input type="checkbox" id="{_a(base)}" name="{_a(spec.id)}"'
-            f' aria-describedby="{_a(described)}"{checked}>'
-        )
+        control = f'<input type="checkbox" {attributes}{checked}>'
     else:
         mode = "numeric" if spec.kind is Kind.INTEGER else "decimal"
         control = (
-            f'<input type="text" id="{_a(base)}" name="{_a(spec.id)}" value="{_a(text)}"'
-            f' inputmode="{mode}" autocomplete="off" spellcheck="false"'
-            f' aria-describedby="{_a(described)}"{invalid}>'
+            f'<input type="text" {attributes} value="{_a(text)}"'
+            f' inputmode="{mode}" autocomplete="off" spellcheck="false">'
         )
+    optional = ' <span class="calc__optional">(facoltativo)</span>' if spec.optional else ""
+    label = f'<label for="{_a(base)}">{_t(spec.label)}{optional}</label>'
     unit = f'<span class="calc__unit">{_t(spec.unit)}</span>' if spec.unit else ""
-    label = f'<label for="{_a(base)}">{_t(spec.label)}</label>'
-    if spec.optional:
-        label = label.replace("</label>", ' <span class="calc__optional">(facoltativo)</span></label>')
-    css = "calc__field calc__field--flag" if spec.kind is Kind.FLAG else "calc__field"
+    help_text = f'<p class="calc__help" id="{_a(base)}--aiuto">{_t(spec.help)}</p>' if spec.help else ""
+    error_text = f'<p class="calc__error" id="{_a(base)}--errore" data-error-for="{_a(spec.id)}">{_t(error)}</p>'
+    if spec.kind is Kind.FLAG:
+        return f'<div class="calc__field calc__field--flag">{control}{label}{help_text}{error_text}</div>'
     return (
-        f'<div class="{css}">{label}'
-        f'<div class="calc__control">{control}{unit}</div>'
-        f'<p class="calc__help" id="{_a(base)}--aiuto">{_t(spec.help)}</p>'
-        f'<p class="calc__error" id="{_a(base)}--errore" data-error-for="{_a(spec.id)}">{_t(error)}</p>'
-        "</div>"
+        f'<div class="calc__field">{label}<div class="calc__control">{control}{unit}</div>'
+        f"{help_text}{error_text}</div>"
     )
 
 
 def _results(calc: Calculator, evaluation: Evaluation) -> str:
     rows = "".join(
-        f'<div class="calc__output"><dt>{_t(r.label)}</dt>'
+        f'<div class="calc__output{"" if r.primary else " calc__output--minor"}"><dt>{_t(r.label)}</dt>'
         f'<dd><output data-output="{_a(r.id)}">{_t(evaluation.results.get(r.id, "—"))}</output></dd>'
         + (f'<dd class="calc__output-help">{_t(r.help)}</dd>' if r.help else "")
         + "</div>"
@@ -110,7 +104,10 @@ def _presets(calc: Calculator) -> str:
         f"{_t(p.label)}</button>"
         for p in calc.presets
     )
-    return f'<div class="calc__presets" role="group" aria-label="Modelli predefiniti">{buttons}</div>'
+    return (
+        f'<div class="calc__presets" role="group" aria-labelledby="{_a(calc.id)}--modelli">'
+        f'<span class="calc__presets-label" id="{_a(calc.id)}--modelli">Compila con un modello:</span>{buttons}</div>'
+    )
 
 
 def _t(text: str) -> str:

@@ -5,6 +5,9 @@ extensions (MkDocs, Zensical) builds the same pages.
 
 * A line ``[[calcolatore <id>]]`` becomes the calculator's form with its
   default results, rendered by the ``calculator`` package.
+* ``[[da-provare-dopo <id>]]`` lists the site's other calculators, and
+  ``[[schede]]`` shows them all as cards, with titles and summaries taken
+  from the package.
 * ``{{ <id>:<example>:<key> }}`` becomes a figure computed by the package for
   a named example of that calculator: a result with its unit, or an input;
   add ``:numero`` for the bare number.
@@ -22,12 +25,14 @@ from latex2mathml.converter import convert
 from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
 
-from calculator import get
+from calculator import CALCULATORS, get
 from calculator.evaluate import evaluate
 from calculator.numbers import format_decimal
 from calculator.render import render
 
 DIRECTIVE = re.compile(r"^\[\[calcolatore ([a-z0-9-]+)\]\]\s*$")
+SIBLINGS = re.compile(r"^\[\[da-provare-dopo ([a-z0-9-]+)\]\]\s*$")
+CARDS = re.compile(r"^\[\[schede\]\]\s*$")
 FIGURE = re.compile(r"\{\{\s*([a-z0-9-]+):([a-z0-9_]+):([a-z0-9_]+)(:numero)?\s*\}\}")
 DISPLAY_MATH = re.compile(r"^\$\$(.+?)\$\$\s*$")
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)\$")
@@ -62,6 +67,20 @@ def mathml(latex: str, display: bool) -> str:
     return markup
 
 
+def sibling_links(calculator_id: str) -> list[str]:
+    """Markdown list of the other calculators; MkDocs checks and rewrites the links."""
+    get(calculator_id)
+    return [f"- [**{c.title}**]({c.id}.md): {c.summary}" for c in CALCULATORS.values() if c.id != calculator_id]
+
+
+def cards() -> list[str]:
+    """Every calculator as a card linking to its page."""
+    lines = ['<div class="cards" markdown>', ""]
+    for calc in CALCULATORS.values():
+        lines += [f"[**{calc.title}** {calc.summary}]({calc.id}.md){{ .card }}", ""]
+    return [*lines, "</div>"]
+
+
 class CalculatorPreprocessor(Preprocessor):
     """Expands directives, figures and math before Markdown parses the text."""
 
@@ -71,6 +90,10 @@ class CalculatorPreprocessor(Preprocessor):
             line = FIGURE.sub(lambda m: figure(m[1], m[2], m[3], bool(m[4])), line)
             if directive := DIRECTIVE.match(line):
                 out.extend(["", self.md.htmlStash.store(render(get(directive[1]))), ""])
+            elif siblings := SIBLINGS.match(line):
+                out.extend(["", *sibling_links(siblings[1]), ""])
+            elif CARDS.match(line):
+                out.extend(["", *cards(), ""])
             elif display := DISPLAY_MATH.match(line.strip()):
                 out.extend(["", self.md.htmlStash.store(mathml(display[1].strip(), True)), ""])
             else:

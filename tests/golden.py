@@ -68,3 +68,77 @@ ERRORS: list[tuple[dict[str, Any], str, str]] = [
     (request(ACC, micro_batch="9" * 50), "micro_batch", "Dimensione del micro-batch: il valore è troppo lungo."),
     (request(ACC, micro_batch=""), "micro_batch", "Inserisci un valore."),
 ]
+
+VRAM = "vram-addestramento-llm"
+LORA = "parametri-lora"
+QV_ONLY = {"q_proj": "on", "k_proj": "", "v_proj": "on", "o_proj": "", "gate_proj": "", "up_proj": "", "down_proj": ""}
+ALL_MODULES = dict.fromkeys(QV_ONLY, "on")
+
+RESULTS += [
+    # ZeRO, arXiv:1910.02054 §3.1: 1.5B parameters with mixed-precision Adam need 24 GB of model states.
+    (request(VRAM, parameters_billion="1,5", activation_gb="0"),
+     {"per_gpu_gb": "24 GB", "total_gb": "24 GB", "weights_gb": "3 GB", "gradients_gb": "3 GB",
+      "optimizer_gb": "18 GB", "activations_gb": "0 GB", "bytes_per_parameter": "16 B"}),
+    (request(VRAM),
+     {"per_gpu_gb": "114 GB", "total_gb": "114 GB", "weights_gb": "14 GB", "gradients_gb": "14 GB",
+      "optimizer_gb": "84 GB", "activations_gb": "2 GB", "bytes_per_parameter": "16 B"}),
+    (request(VRAM, optimizer="adamw_fp32_grads", activation_gb="0"),
+     {"per_gpu_gb": "126 GB", "total_gb": "126 GB", "weights_gb": "14 GB", "gradients_gb": "28 GB",
+      "optimizer_gb": "84 GB", "activations_gb": "0 GB", "bytes_per_parameter": "18 B"}),
+    (request(VRAM, optimizer="adamw_8bit"),
+     {"per_gpu_gb": "72 GB", "total_gb": "72 GB", "weights_gb": "14 GB", "gradients_gb": "14 GB",
+      "optimizer_gb": "42 GB", "activations_gb": "2 GB", "bytes_per_parameter": "10 B"}),
+    (request(VRAM, optimizer="sgd_momentum", parameters_billion="6,74", activation_gb="0,5"),
+     {"per_gpu_gb": "81,38 GB", "total_gb": "81,38 GB", "weights_gb": "13,48 GB", "gradients_gb": "13,48 GB",
+      "optimizer_gb": "53,92 GB", "activations_gb": "0,5 GB", "bytes_per_parameter": "12 B"}),
+    (request(VRAM, optimizer="adamw_fp32", parameters_billion="70", activation_gb="10", gpus="8", zero_stage="3"),
+     {"per_gpu_gb": "150 GB", "total_gb": "1.130 GB", "weights_gb": "280 GB", "gradients_gb": "280 GB",
+      "optimizer_gb": "560 GB", "activations_gb": "10 GB", "bytes_per_parameter": "16 B"}),
+    # ZeRO, arXiv:1910.02054 Figure 1: 7.5B parameters on 64 GPUs: 120, 31.4, 16.6 and 1.9 GB per device.
+    *[
+        (request(VRAM, parameters_billion="7,5", activation_gb="0", gpus="64", zero_stage=stage),
+         {"per_gpu_gb": per_gpu, "total_gb": "120 GB", "weights_gb": "15 GB", "gradients_gb": "15 GB",
+          "optimizer_gb": "90 GB", "activations_gb": "0 GB", "bytes_per_parameter": "16 B"})
+        for stage, per_gpu in (("0", "120 GB"), ("1", "31,41 GB"), ("2", "16,64 GB"), ("3", "1,88 GB"))
+    ],
+    # PEFT's print_trainable_parameters() on Llama 2 7B with r=8 on q_proj and v_proj:
+    # "trainable params: 4,194,304 || all params: 6,742,609,920 || trainable%: 0.0622".
+    (request(LORA, **QV_ONLY),
+     {"trainable_parameters": "4.194.304", "trainable_percent": "0,0622 %", "adapter_half_mb": "8,39 MB",
+      "adapter_full_mb": "16,78 MB", "training_state_mb": "50,33 MB"}),
+    # The same on Llama 3 8B (grouped-query attention, 8 key/value heads): 3,407,872 trainable.
+    (request(LORA, **QV_ONLY, intermediate_size="14336", kv_heads="8", total_parameters_billion="8,03"),
+     {"trainable_parameters": "3.407.872", "trainable_percent": "0,0424 %", "adapter_half_mb": "6,82 MB",
+      "adapter_full_mb": "13,63 MB", "training_state_mb": "40,89 MB"}),
+    # Hu et al., arXiv:2106.09685 Table 4, GPT-3 175B (96 layers, d_model 12288) with Wq and Wv adapted:
+    # 4.7M trainable parameters at r = 1 and 37.7M at r = 8.
+    (request(LORA, **QV_ONLY, rank="1", layers="96", hidden_size="12288", intermediate_size="49152",
+             attention_heads="96", kv_heads="96", total_parameters_billion="175"),
+     {"trainable_parameters": "4.718.592", "trainable_percent": "0,0027 %", "adapter_half_mb": "9,44 MB",
+      "adapter_full_mb": "18,87 MB", "training_state_mb": "56,62 MB"}),
+    (request(LORA, **QV_ONLY, rank="8", layers="96", hidden_size="12288", intermediate_size="49152",
+             attention_heads="96", kv_heads="96", total_parameters_billion=""),
+     {"trainable_parameters": "37.748.736", "trainable_percent": "—", "adapter_half_mb": "75,5 MB",
+      "adapter_full_mb": "150,99 MB", "training_state_mb": "452,98 MB"}),
+    (request(LORA, **ALL_MODULES),
+     {"trainable_parameters": "19.988.480", "trainable_percent": "0,297 %", "adapter_half_mb": "39,98 MB",
+      "adapter_full_mb": "79,95 MB", "training_state_mb": "239,86 MB"}),
+]
+
+ERRORS += [
+    (request(VRAM, parameters_billion="0"), "parameters_billion", "Parametri del modello: deve essere maggiore di 0."),
+    (request(VRAM, parameters_billion="sette"), "parameters_billion",
+     "Parametri del modello: scrivi un numero, per esempio 6,74."),
+    (request(VRAM, optimizer="adam"), "optimizer", "Ottimizzatore e precisione: scegli una delle opzioni dell'elenco."),
+    (request(VRAM, zero_stage="4"), "zero_stage", "Stadio ZeRO: scegli una delle opzioni dell'elenco."),
+    (request(VRAM, activation_gb="-1"), "activation_gb", "Memoria delle attivazioni per GPU: deve essere almeno 0."),
+    (request(VRAM, gpus="1,5"), "gpus", "GPU con parallelismo dei dati: deve essere un numero intero, per esempio 1."),
+    (request(LORA, rank="0"), "rank", "Rango r: deve essere almeno 1."),
+    (request(LORA, attention_heads="30", kv_heads="30"), "attention_heads",
+     "Teste di attenzione: devono dividere esattamente la dimensione nascosta."),
+    (request(LORA, kv_heads="64"), "kv_heads", "Teste chiave/valore: devono dividere esattamente le teste di attenzione."),
+    (request(LORA, kv_heads="5"), "kv_heads", "Teste chiave/valore: devono dividere esattamente le teste di attenzione."),
+    (request(LORA, q_proj="", v_proj=""), "q_proj", "Scegli almeno un modulo da adattare."),
+    (request(LORA, total_parameters_billion="0"), "total_parameters_billion",
+     "Parametri totali del modello: deve essere maggiore di 0."),
+]

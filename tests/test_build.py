@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from calculator import get
+from calculator import CALCULATORS
+from calculator.render import render
 
 from .conftest import ROOT
 
-CALCULATOR_PAGES = {"accumulo-del-gradiente": "accumulo-del-gradiente/index.html"}
+CALCULATOR_PAGES = {calculator_id: f"{calculator_id}/index.html" for calculator_id in CALCULATORS}
 
 
 def page_text(site_dir: Path, relative: str) -> str:
@@ -45,18 +46,25 @@ def visible_text(html: str) -> str:
     return re.sub(r"\s+", " ", " ".join(parser.parts))
 
 
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_each_calculator_page_embeds_its_prerendered_form(site_dir: Path, calculator_id: str) -> None:
+    html = page_text(site_dir, CALCULATOR_PAGES[calculator_id])
+    assert render(CALCULATORS[calculator_id]) in html
+    assert html.count("data-calculator=") == 1
+
+
 def test_page_is_prerendered_with_default_results(site_dir: Path) -> None:
     html = page_text(site_dir, CALCULATOR_PAGES["accumulo-del-gradiente"])
     assert 'data-calculator="accumulo-del-gradiente" data-state="loading"' in html
     assert '<output data-output="effective_batch">32</output>' in html
     assert '<output data-output="activation_memory">2 GB</output>' in html
-    for spec in get("accumulo-del-gradiente").fields:
-        control = re.search(rf'<input type="text" id="([^"]+)" name="{spec.id}" value="([^"]*)"'
-                            rf' inputmode="(numeric|decimal)"[^>]*aria-describedby="([^"]+)"', html)
+    for spec in CALCULATORS["accumulo-del-gradiente"].fields:
+        control = re.search(rf'<input type="text" id="([^"]+)" name="{spec.id}" aria-describedby="([^"]+)"'
+                            rf' value="([^"]*)" inputmode="(numeric|decimal)"', html)
         assert control, spec.id
-        assert control[2] == spec.default
+        assert control[3] == spec.default
         assert f'<label for="{control[1]}">{spec.label}</label>' in html
-        described = control[4].split()
+        described = control[2].split()
         assert any(f'id="{ident}" data-error-for="{spec.id}"' in html for ident in described)
     assert 'aria-live="polite"' in html
 
@@ -127,3 +135,67 @@ def test_pyodide_is_pinned_with_integrity() -> None:
     entry = lock["packages"]["node_modules/pyodide"]
     assert entry["version"] == "314.0.7"
     assert entry["integrity"].startswith("sha512-")
+
+
+def test_sibling_pages_are_prerendered_with_their_results(site_dir: Path) -> None:
+    vram = page_text(site_dir, CALCULATOR_PAGES["vram-addestramento-llm"])
+    assert '<output data-output="per_gpu_gb">114 GB</output>' in vram
+    assert "<svg" in vram and 'role="img"' in vram
+    lora = page_text(site_dir, CALCULATOR_PAGES["parametri-lora"])
+    assert '<output data-output="trainable_parameters">4.194.304</output>' in lora
+    assert lora.count("data-preset=") == 3
+
+
+def test_vram_byte_table_matches_the_module(site_dir: Path) -> None:
+    from calculator.vram import RECIPES
+
+    html = page_text(site_dir, CALCULATOR_PAGES["vram-addestramento-llm"])
+    table = html.split("<table>", 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr>\s*<td>([^<]+)</td>\s*<td[^>]*>(\d+)</td>\s*<td[^>]*>(\d+)</td>"
+                      r"\s*<td[^>]*>(\d+)</td>\s*<td[^>]*>(\d+)</td>", table)
+    assert [(label, int(w), int(g), int(o), int(t)) for label, w, g, o, t in rows] == [
+        (r.label, r.weights, r.gradients, r.optimizer, r.total) for r in RECIPES.values()
+    ]
+
+
+def test_sibling_prose_figures(site_dir: Path) -> None:
+    vram = visible_text(page_text(site_dir, CALCULATOR_PAGES["vram-addestramento-llm"]))
+    assert "Servono 114 GB: più di quanti ne abbia una singola GPU da 80 GB" in vram
+    assert "Su 8 GPU con ZeRO stadio 3 gli stati del modello si dividono per 8 e ogni GPU ne tiene 16 GB" in vram
+    assert "un modello da 1,5 miliardi di parametri richiede 24 GB di stati del modello" in vram
+    assert "su 64 GPU scende da 120 GB a 31,41 GB con lo stadio 1, 16,64 GB con lo stadio 2 e 1,88 GB" in vram
+    lora = visible_text(page_text(site_dir, CALCULATOR_PAGES["parametri-lora"]))
+    assert "cioè lo 0,0622 % dei 6,74 miliardi di parametri del modello" in lora
+    assert "L'adattatore pesa 8,39 MB in bf16, e gradienti e stati di AdamW occupano 50,33 MB" in lora
+    assert "i parametri salgono a 19.988.480" in lora and "li raddoppia a 8.388.608" in lora
+    assert "i parametri scendono a 3.407.872 (0,0424 % del modello)" in lora
+    # Figures written out in the prose, checked against the module.
+    from calculator.lora import shapes
+
+    kv_out = shapes(4096, 14336, 32, 8)["k_proj"][1]
+    assert f"le proiezioni k e v escono a {kv_out:,} dimensioni invece di 4.096".replace(",", ".") in lora
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_da_provare_dopo_links_the_other_calculators(site_dir: Path, calculator_id: str) -> None:
+    html = page_text(site_dir, CALCULATOR_PAGES[calculator_id])
+    section = html.split('id="da-provare-dopo"', 1)[1]
+    links = re.findall(r'<a href="\.\./([a-z-]+)/"><strong>([^<]+)</strong></a>: ([^<]+)</li>', section)
+    expected = [(c.id, c.title, c.summary) for c in CALCULATORS.values() if c.id != calculator_id]
+    assert [(i, t, s.replace("&#x27;", "'").replace("&#39;", "'")) for i, t, s in links] == expected
+
+
+def test_home_presents_every_calculator(site_dir: Path) -> None:
+    html = page_text(site_dir, "index.html")
+    cards = re.findall(r'<a class="card" href="([a-z-]+)/"><strong>([^<]+)</strong>', html)
+    assert cards == [(c.id, c.title) for c in CALCULATORS.values()]
+    nav = html.split('class="md-nav__list"', 1)[1]
+    for calculator_id in CALCULATORS:
+        assert f'href="{calculator_id}/"' in nav
+
+
+def test_every_page_has_italian_language_and_no_web_fonts(site_dir: Path) -> None:
+    for relative in ["index.html", *CALCULATOR_PAGES.values()]:
+        html = page_text(site_dir, relative)
+        assert '<html lang="it"' in html
+        assert "fonts.googleapis" not in html

@@ -6,16 +6,16 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import Server
+from .pages import READY_TIMEOUT
+from .pages import open_ready as open_calculator
 
 pytestmark = pytest.mark.browser
 PATH = "accumulo-del-gradiente/"
 ROOT_SELECTOR = 'form[data-calculator="accumulo-del-gradiente"]'
-READY_TIMEOUT = 60_000
 
 
 def open_ready(page: Page, server: Server) -> None:
-    page.goto(server.url + PATH)
-    expect(page.locator(ROOT_SELECTOR)).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    open_calculator(page, server, "accumulo-del-gradiente")
 
 
 def output(page: Page, result_id: str):  # type: ignore[no-untyped-def]

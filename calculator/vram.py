@@ -1,0 +1,163 @@
+"""Calcolatore della VRAM di addestramento per LLM.
+
+Model states take bytes per parameter by optimizer and precision; ZeRO shards
+them over the data-parallel GPUs (Rajbhandari et al., arXiv:1910.02054 §5):
+stage 1 the optimizer states, stage 2 also the gradients, stage 3 also the
+weights. Activations are per GPU and are not sharded. 1 GB = 10⁹ byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from .model import Calculator, Field, Format, Kind, Option, Outputs, Result, Values
+from .svg import stacked_bar
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Bytes per parameter of one optimizer/precision choice, and where they come from."""
+
+    label: str
+    weights: int
+    gradients: int
+    optimizer: int
+    source: str
+
+    @property
+    def total(self) -> int:
+        return self.weights + self.gradients + self.optimizer
+
+
+RECIPES: dict[str, Recipe] = {
+    "adamw_mixed": Recipe(
+        "AdamW in precisione mista", 2, 2, 12,
+        "ZeRO, arXiv:1910.02054 §3.1: pesi e gradienti fp16/bf16, copia master fp32, primo e secondo momento",
+    ),
+    "adamw_fp32_grads": Recipe(
+        "AdamW in precisione mista con gradienti fp32", 2, 4, 12,
+        "Hugging Face, «Model memory anatomy»: gradienti in fp32",
+    ),
+    "adamw_8bit": Recipe(
+        "AdamW a 8 bit in precisione mista", 2, 2, 6,
+        "EleutherAI, «Transformer Math 101»: copia fp32 (4 B) e due momenti a 8 bit (2 B)",
+    ),
+    "sgd_momentum": Recipe(
+        "SGD con momento in precisione mista", 2, 2, 8,
+        "EleutherAI, «Transformer Math 101»: copia fp32 (4 B) e momento fp32 (4 B)",
+    ),
+    "adamw_fp32": Recipe(
+        "AdamW in fp32 pieno", 4, 4, 8,
+        "EleutherAI, «Transformer Math 101»: pesi e gradienti fp32, due momenti fp32",
+    ),
+}
+
+ZERO_STAGES = {
+    "0": "0 – nessun partizionamento",
+    "1": "1 – stati dell'ottimizzatore partizionati",
+    "2": "2 – anche i gradienti",
+    "3": "3 – anche i pesi",
+}
+
+
+def compute(values: Values) -> Outputs:
+    """Model states from bytes per parameter, then the per-GPU share under ZeRO."""
+    params = values["parameters_billion"]
+    activations = values["activation_gb"]
+    gpus = values["gpus"]
+    assert isinstance(params, Decimal) and isinstance(activations, Decimal) and isinstance(gpus, Decimal)
+    recipe = RECIPES[str(values["optimizer"])]
+    stage = int(str(values["zero_stage"]))
+    weights, gradients, optimizer = (params * recipe.weights, params * recipe.gradients, params * recipe.optimizer)
+    shard = [weights if stage < 3 else weights / gpus,
+             gradients if stage < 2 else gradients / gpus,
+             optimizer if stage < 1 else optimizer / gpus]
+    return {
+        "bytes_per_parameter": Decimal(recipe.total),
+        "weights_gb": weights,
+        "gradients_gb": gradients,
+        "optimizer_gb": optimizer,
+        "activations_gb": activations,
+        "total_gb": weights + gradients + optimizer + activations,
+        "per_gpu_gb": sum(shard, Decimal(0)) + activations,
+    }
+
+
+def chart(values: Values, outputs: Outputs) -> str:
+    """The per-GPU memory as a stacked bar of its parts."""
+    gpus = values["gpus"]
+    stage = int(str(values["zero_stage"]))
+    assert isinstance(gpus, Decimal)
+    parts = []
+    for key, label, sharded_from in (
+        ("weights_gb", "Pesi", 3), ("gradients_gb", "Gradienti", 2),
+        ("optimizer_gb", "Stati dell'ottimizzatore", 1), ("activations_gb", "Attivazioni", 99),
+    ):
+        value = outputs[key]
+        assert value is not None
+        parts.append((label, value / gpus if stage >= sharded_from else value))
+    return stacked_bar("Memoria per GPU, per componente", parts, "GB")
+
+
+def _options() -> tuple[Option, ...]:
+    return tuple(Option(key, f"{r.label} ({r.total} B/parametro)") for key, r in RECIPES.items())
+
+
+CALCULATOR = Calculator(
+    id="vram-addestramento-llm",
+    title="Calcolatore della VRAM di addestramento per LLM",
+    summary=(
+        "Stima la VRAM della GPU necessaria per il fine-tuning completo di un modello linguistico di grandi"
+        " dimensioni a partire dal numero di parametri, dalla scelta dell'ottimizzatore e dalla memoria delle"
+        " attivazioni, usando la regola di Adam in precisione mista di 16 byte per parametro."
+    ),
+    fields=(
+        Field(
+            id="parameters_billion", label="Parametri del modello", default="7", kind=Kind.DECIMAL,
+            unit="miliardi", group="Modello", minimum=Decimal(0), exclusive_minimum=True,
+            maximum=Decimal(100_000), example="6,74",
+            help="Numero di parametri in miliardi, per esempio 7 o 6,74.",
+        ),
+        Field(
+            id="optimizer", label="Ottimizzatore e precisione", default="adamw_mixed", kind=Kind.CHOICE,
+            group="Modello", options=_options(),
+            help="Decide i byte per parametro di pesi, gradienti e stati dell'ottimizzatore.",
+        ),
+        Field(
+            id="activation_gb", label="Memoria delle attivazioni per GPU", default="2", kind=Kind.DECIMAL,
+            unit="GB", group="Modello", minimum=Decimal(0), maximum=Decimal(100_000),
+            help="Si ricava con il calcolatore della memoria con accumulo del gradiente (M = b · A).",
+        ),
+        Field(
+            id="gpus", label="GPU con parallelismo dei dati", default="1", unit="GPU", group="Partizionamento",
+            help="Repliche tra cui ZeRO divide gli stati del modello.",
+        ),
+        Field(
+            id="zero_stage", label="Stadio ZeRO", default="0", kind=Kind.CHOICE, group="Partizionamento",
+            options=tuple(Option(k, v) for k, v in ZERO_STAGES.items()),
+            help="Quali stati del modello DeepSpeed ZeRO (o FSDP) divide tra le GPU.",
+        ),
+    ),
+    results=(
+        Result("per_gpu_gb", "Memoria per GPU", "GB", help="Stati del modello partizionati più le attivazioni."),
+        Result("total_gb", "Totale senza partizionamento", "GB", help="Pesi + gradienti + ottimizzatore + attivazioni."),
+        Result("weights_gb", "Pesi", "GB", primary=False),
+        Result("gradients_gb", "Gradienti", "GB", primary=False),
+        Result("optimizer_gb", "Stati dell'ottimizzatore", "GB", primary=False),
+        Result("activations_gb", "Attivazioni", "GB", primary=False),
+        Result("bytes_per_parameter", "Byte per parametro", "B", Format.COUNT,
+               help="Pesi, gradienti e ottimizzatore, senza le attivazioni.", primary=False),
+    ),
+    compute=compute,
+    chart=chart,
+    examples={
+        "predefinito": {},
+        "zero_gpt2": {"parameters_billion": "1,5", "activation_gb": "0"},
+        "zero_7b_64": {"parameters_billion": "7,5", "activation_gb": "0", "gpus": "64"},
+        "zero_7b_64_s1": {"parameters_billion": "7,5", "activation_gb": "0", "gpus": "64", "zero_stage": "1"},
+        "zero_7b_64_s2": {"parameters_billion": "7,5", "activation_gb": "0", "gpus": "64", "zero_stage": "2"},
+        "zero_7b_64_s3": {"parameters_billion": "7,5", "activation_gb": "0", "gpus": "64", "zero_stage": "3"},
+        "otto_gpu_s3": {"gpus": "8", "zero_stage": "3"},
+    },
+)

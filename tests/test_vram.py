@@ -1,0 +1,94 @@
+"""The LLM training VRAM calculator: properties and chart."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from decimal import Decimal
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from calculator import respond
+from calculator.vram import CALCULATOR, RECIPES, ZERO_STAGES, compute
+
+from .golden import VRAM, request
+
+params = st.decimals(min_value=Decimal("0.001"), max_value=Decimal(10_000), places=3)
+activations = st.decimals(min_value=Decimal(0), max_value=Decimal(1_000), places=2)
+gpus = st.integers(min_value=1, max_value=4096).map(Decimal)
+optimizers = st.sampled_from(sorted(RECIPES))
+stages = st.sampled_from(sorted(ZERO_STAGES))
+
+
+def per_gpu(p: Decimal, act: Decimal, n: Decimal, opt: str, stage: str) -> Decimal:
+    out = compute({"parameters_billion": p, "activation_gb": act, "gpus": n, "optimizer": opt, "zero_stage": stage})
+    value = out["per_gpu_gb"]
+    assert value is not None
+    return value
+
+
+@given(params, params, activations, gpus, optimizers, stages)
+def test_memory_grows_with_parameters(p1: Decimal, p2: Decimal, act: Decimal, n: Decimal, opt: str, stage: str) -> None:
+    low, high = sorted((p1, p2))
+    assert per_gpu(low, act, n, opt, stage) <= per_gpu(high, act, n, opt, stage)
+
+
+@given(params, activations, activations, gpus, optimizers, stages)
+def test_memory_grows_with_activations(
+    p: Decimal, a1: Decimal, a2: Decimal, n: Decimal, opt: str, stage: str
+) -> None:
+    low, high = sorted((a1, a2))
+    difference = per_gpu(p, high, n, opt, stage) - per_gpu(p, low, n, opt, stage)
+    assert difference >= 0
+    assert abs(difference - (high - low)) < Decimal("1e-20")  # activations are added, never sharded
+
+
+@given(params, activations, gpus, optimizers, stages)
+def test_more_gpus_never_need_more_memory_each(p: Decimal, act: Decimal, n: Decimal, opt: str, stage: str) -> None:
+    assert per_gpu(p, act, n + 1, opt, stage) <= per_gpu(p, act, n, opt, stage)
+    if stage == "0":
+        assert per_gpu(p, act, n + 1, opt, stage) == per_gpu(p, act, n, opt, stage)
+
+
+@given(params, activations, gpus, optimizers)
+def test_higher_stages_shard_more(p: Decimal, act: Decimal, n: Decimal, opt: str) -> None:
+    values = [per_gpu(p, act, n, opt, s) for s in "0123"]
+    assert values == sorted(values, reverse=True)
+
+
+@given(params, optimizers)
+def test_one_gpu_total_is_bytes_per_parameter_times_parameters(p: Decimal, opt: str) -> None:
+    assert per_gpu(p, Decimal(0), Decimal(1), opt, "3") == p * RECIPES[opt].total
+
+
+def test_recipes_match_their_sources() -> None:
+    table = {key: (r.weights, r.gradients, r.optimizer, r.total) for key, r in RECIPES.items()}
+    assert table == {
+        "adamw_mixed": (2, 2, 12, 16),  # ZeRO §3.1
+        "adamw_fp32_grads": (2, 4, 12, 18),  # Hugging Face model memory anatomy: 18 B in all
+        "adamw_8bit": (2, 2, 6, 10),  # Transformer Math 101: 8-bit Adam optimizer 6 B
+        "sgd_momentum": (2, 2, 8, 12),  # Transformer Math 101: SGD with momentum optimizer 8 B
+        "adamw_fp32": (4, 4, 8, 16),
+    }
+    assert [o.value for o in CALCULATOR.field("optimizer").options] == list(RECIPES)
+
+
+def test_chart_is_well_formed_svg_with_four_parts() -> None:
+    answer = respond(request(VRAM, gpus="8", zero_stage="3"))
+    svg = ET.fromstring(str(answer["chart"]))
+    ns = "{http://www.w3.org/2000/svg}"
+    assert svg.tag == f"{ns}svg" and svg.get("role") == "img"
+    assert svg.find(f"{ns}title") is not None
+    desc = svg.find(f"{ns}desc")
+    assert desc is not None and desc.text is not None
+    assert "Pesi: 1,75 GB" in desc.text and "Attivazioni: 2 GB" in desc.text and "totale 16 GB" in desc.text
+    bars = [r for r in svg.findall(f"{ns}rect") if r.find(f"{ns}title") is not None]
+    assert len(bars) == 4
+    assert abs(sum(float(r.get("width", "0")) for r in bars) - 600) < 0.1
+    assert len(svg.findall(f"{ns}text")) == 4
+
+
+def test_chart_with_no_memory_draws_no_bar() -> None:
+    answer = respond(request(VRAM, parameters_billion="0,001", activation_gb="0"))
+    assert "<svg" in str(answer["chart"])
+    ET.fromstring(str(answer["chart"]))
