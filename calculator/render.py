@@ -17,6 +17,17 @@ NOSCRIPT = (
     "JavaScript è disattivato: i risultati qui sotto valgono per i valori predefiniti."
     " Attivalo per ricalcolare mentre scrivi."
 )
+# Engine states the page script can show; it only unhides the one that applies.
+ENGINE_MESSAGES = {
+    "loading": "Il motore di calcolo si sta avviando: i risultati si aggiorneranno tra un attimo.",
+    "failed": "Il motore di calcolo non si è avviato. I risultati mostrati valgono per i valori predefiniti.",
+    "file": (
+        "Aperta direttamente dal disco, la pagina non può avviare il motore di calcolo: i risultati mostrati"
+        " valgono per i valori predefiniti. Per usarla offline avvia un server locale (scripts/serve, oppure"
+        " python3 -m http.server nella cartella site/) e apri http://127.0.0.1:8000."
+    ),
+}
+RETRY = "Riprova"
 
 
 def render(calc: Calculator, texts: Mapping[str, str] | None = None) -> str:
@@ -29,7 +40,7 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None) -> str:
         '<div class="calc__inputs">',
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-input">Dati di input</h2>',
         f"<noscript><p class=\"calc__engine\">{_t(NOSCRIPT)}</p></noscript>",
-        '<p class="calc__engine" data-engine-status hidden></p>',
+        _engine_status(),
     ]
     if calc.presets:
         parts.append(_presets(calc))
@@ -43,6 +54,16 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None) -> str:
     parts.append(_results(calc, evaluation))
     parts.append("</form>")
     return "\n".join(parts)
+
+
+def _engine_status() -> str:
+    messages = "".join(
+        f'<p data-when="{state}" hidden>{_t(text)}'
+        + (f' <button type="button" class="md-button calc__retry" data-retry>{RETRY}</button>' if state == "failed" else "")
+        + "</p>"
+        for state, text in ENGINE_MESSAGES.items()
+    )
+    return f'<div class="calc__engine" data-engine-status role="status" hidden>{messages}</div>'
 
 
 def _field(calc: Calculator, spec: Field, text: str, evaluation: Evaluation) -> str:

@@ -63,10 +63,11 @@ def write_lock(wheel: Path, target: Path) -> None:
     target.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
 
 
-def main() -> None:
+def prepare_engine() -> None:
+    """Fill docs/assets/engine/<version>/ (see the module docstring)."""
     shipped = json.loads((PYODIDE_PACKAGE / "package.json").read_text())["version"]
     if shipped != PYODIDE_VERSION:
-        sys.exit(f"node_modules has pyodide {shipped}, expected {PYODIDE_VERSION}: run npm ci")
+        raise SystemExit(f"node_modules has pyodide {shipped}, expected {PYODIDE_VERSION}: run npm ci")
     if ENGINE_DIR.parent.exists():
         shutil.rmtree(ENGINE_DIR.parent)
     ENGINE_DIR.mkdir(parents=True)
@@ -76,8 +77,8 @@ def main() -> None:
         wheel = build_wheel(Path(tmp))
         shutil.copy2(wheel, ENGINE_DIR / wheel.name)
     write_lock(ENGINE_DIR / wheel.name, ENGINE_DIR / "pyodide-lock.json")
-    print(f"engine ready in {ENGINE_DIR.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
-    main()
+    prepare_engine()
+    print(f"engine ready in {ENGINE_DIR.relative_to(ROOT)}")

@@ -1,20 +1,9 @@
 // Wires every calculator form on the page to the Python engine in a module worker.
-// It only moves strings: field values go to calculator.api.handle, and the texts it
+// It only moves strings (even its messages are in the page, rendered by Python): field values go to calculator.api.handle, and the texts it
 // answers are put back into the elements marked data-output, data-error-for, data-message.
 
 const WORKER_URL = new URL("./engine-worker.mjs", import.meta.url);
 const BOOT_TIMEOUT_MS = 30000;
-
-const TEXT = {
-  loading: "Il motore di calcolo si sta avviando: i risultati si aggiorneranno tra un attimo.",
-  failed:
-    "Il motore di calcolo non si è avviato. I risultati mostrati valgono per i valori predefiniti.",
-  file:
-    "Aperta direttamente dal disco, la pagina non può avviare il motore di calcolo: i risultati mostrati" +
-    " valgono per i valori predefiniti. Per usarla offline avvia un server locale (scripts/serve," +
-    " oppure python3 -m http.server nella cartella site/) e apri http://127.0.0.1:8000.",
-  retry: "Riprova",
-};
 
 /** The shared engine: one worker for the whole visit, kept across instant navigation. */
 const engine = {
@@ -117,27 +106,14 @@ function mount(form) {
     if (ticket === latest) show(form, response);
   }
 
-  let shown = ""; // what the status line shows now, so that it is rebuilt only on change
+  const retry = form.querySelector("[data-retry]");
+  if (retry) retry.addEventListener("click", () => startEngine());
 
   function render() {
     form.dataset.state = engine.state === "ready" ? "ready" : engine.state === "loading" ? "loading" : "error";
-    const hidden = engine.state === "ready" || (engine.state === "loading" && !edited);
-    const key = hidden ? "hidden" : engine.state;
-    if (key === shown) return;
-    shown = key;
-    status.replaceChildren();
-    status.hidden = hidden;
-    if (hidden) return;
-    if (engine.state === "loading") status.textContent = TEXT.loading;
-    if (engine.state === "file") status.textContent = TEXT.file;
-    if (engine.state === "failed") {
-      const retry = document.createElement("button");
-      retry.type = "button";
-      retry.className = "md-button calc__retry";
-      retry.textContent = TEXT.retry;
-      retry.addEventListener("click", () => startEngine());
-      status.append(TEXT.failed, " ", retry);
-    }
+    const showing = engine.state === "ready" || (engine.state === "loading" && !edited) ? "" : engine.state;
+    status.hidden = !showing;
+    for (const message of status.querySelectorAll("[data-when]")) message.hidden = message.dataset.when !== showing;
   }
 
   function onEngine() {

@@ -1,0 +1,43 @@
+// Registers the service worker that keeps the site usable offline, and offers a
+// reload when a new version of the site has been installed.
+
+const ROOT = new URL("../../", import.meta.url);
+const NOTICE_ID = "calc-update-notice";
+
+function offerReload(waiting) {
+  if (document.getElementById(NOTICE_ID)) return;
+  const notice = document.createElement("div");
+  notice.id = NOTICE_ID;
+  notice.className = "calc-update";
+  notice.setAttribute("role", "status");
+  const text = document.createElement("span");
+  text.textContent = "È disponibile una nuova versione del sito.";
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "md-button md-button--primary";
+  button.textContent = "Ricarica";
+  button.addEventListener("click", () => {
+    navigator.serviceWorker.addEventListener("controllerchange", () => location.reload(), { once: true });
+    waiting.postMessage({ type: "skip-waiting" });
+  });
+  notice.append(text, " ", button);
+  document.body.append(notice);
+}
+
+async function register() {
+  const registration = await navigator.serviceWorker.register(new URL("sw.js", ROOT), { scope: ROOT.pathname });
+  // A new worker is an update, worth a reload, only if an older one controls this page.
+  const isUpdate = () => Boolean(navigator.serviceWorker.controller);
+  if (registration.waiting && isUpdate()) offerReload(registration.waiting);
+  registration.addEventListener("updatefound", () => {
+    const installing = registration.installing;
+    if (!installing) return;
+    installing.addEventListener("statechange", () => {
+      if (installing.state === "installed" && isUpdate()) offerReload(installing);
+    });
+  });
+}
+
+if ("serviceWorker" in navigator && (location.protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(location.hostname))) {
+  register().catch(() => {}); // without a service worker the site still works online
+}

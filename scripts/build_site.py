@@ -1,0 +1,44 @@
+"""Build the static site: engine files, MkDocs (strict), then the offline and host files.
+
+Usage: python scripts/build_site.py [SITE_DIR]   (default: site/)
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from content_security import add_meta_policy, policy
+from host_headers import write_host_headers
+from prepare_engine import PYODIDE_VERSION, ROOT, RUNTIME_FILES, prepare_engine
+from service_worker import write_service_worker
+
+
+def build(site: Path) -> None:
+    """Build everything into ``site``; raises CalledProcessError with MkDocs' output on failure."""
+    prepare_engine()
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])}
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
+        cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+    )
+    runtime = [f"assets/engine/{PYODIDE_VERSION}/{name}" for name in RUNTIME_FILES]
+    csp = policy(site)
+    add_meta_policy(site)
+    write_service_worker(site, runtime)
+    write_host_headers(site, csp)
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "site").resolve()
+    try:
+        build(target)
+    except subprocess.CalledProcessError as error:
+        sys.stderr.write(error.stdout + error.stderr)
+        sys.exit("build failed")
+    print(f"site built in {target}")

@@ -1,0 +1,57 @@
+"""Write site/sw.js: the service worker that precaches the built site.
+
+The precache list is every file a visitor may need offline (pages by their
+directory URL, styles, scripts, the search index, the engine), and the cache
+name is a hash of their contents, so each deploy gets a fresh cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+TEMPLATE = Path(__file__).with_name("service-worker.template.js")
+SKIP_SUFFIXES = (".map", ".gz")
+SKIP_NAMES = {"sw.js", "sitemap.xml", "_headers", ".htaccess"}
+LUNR_KEEP = ("lunr.stemmer.support.min.js", "lunr.it.min.js", "lunr.multi.min.js")
+
+
+def precache_paths(site: Path) -> list[str]:
+    """Paths relative to the site root, as the browser asks for them."""
+    paths = []
+    for file in sorted(p for p in site.rglob("*") if p.is_file()):
+        relative = file.relative_to(site).as_posix()
+        if file.name in SKIP_NAMES or relative.endswith(SKIP_SUFFIXES):
+            continue
+        if relative.startswith("assets/javascripts/lunr/") and file.name not in LUNR_KEEP:
+            continue
+        if file.name == "index.html":
+            relative = relative[: -len("index.html")] or "./"
+        paths.append(relative)
+    return paths
+
+
+def cache_name(site: Path, paths: list[str]) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        file = site / (path + "index.html" if path.endswith("/") else path)
+        if path == "./":
+            file = site / "index.html"
+        digest.update(path.encode() + b"\0" + hashlib.sha256(file.read_bytes()).digest())
+    return "calcolatori-" + digest.hexdigest()[:16]
+
+
+def write_service_worker(site: Path, cache_first: list[str]) -> str:
+    """Write sw.js into ``site``; returns the cache name."""
+    paths = precache_paths(site)
+    name = cache_name(site, paths)
+    script = (
+        TEMPLATE.read_text()
+        .replace("__CACHE_NAME__", name)
+        .replace("__PRECACHE__", json.dumps(paths, indent=1))
+        .replace("__CACHE_FIRST__", json.dumps(cache_first))
+    )
+    (site / "sw.js").write_text(script)
+    return name
+
