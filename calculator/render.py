@@ -20,7 +20,10 @@ NOSCRIPT = (
 # Engine states the page script can show; it only unhides the one that applies.
 ENGINE_MESSAGES = {
     "loading": "Il motore di calcolo si sta avviando: i risultati si aggiorneranno tra un attimo.",
-    "failed": "Il motore di calcolo non si è avviato. I risultati mostrati valgono per i valori predefiniti.",
+    "failed": (
+        "Il motore di calcolo non è disponibile: i risultati mostrati sono quelli dell'ultimo calcolo riuscito"
+        " o, se non ce n'è stato nessuno, dei valori predefiniti."
+    ),
     "file": (
         "Aperta direttamente dal disco, la pagina non può avviare il motore di calcolo: i risultati mostrati"
         " valgono per i valori predefiniti. Per usarla offline avvia un server locale (scripts/serve, oppure"

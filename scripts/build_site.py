@@ -16,6 +16,7 @@ from content_security import add_meta_policy, policy
 from host_headers import write_host_headers
 from prepare_engine import PYODIDE_VERSION, ROOT, RUNTIME_FILES, prepare_engine
 from service_worker import write_service_worker
+from theme_fixes import apply_theme_fixes
 
 
 def build(site: Path) -> None:
@@ -28,6 +29,7 @@ def build(site: Path) -> None:
         cwd=ROOT, env=env, check=True, capture_output=True, text=True,
     )
     runtime = [f"assets/engine/{PYODIDE_VERSION}/{name}" for name in RUNTIME_FILES]
+    apply_theme_fixes(site)
     csp = policy(site)
     add_meta_policy(site)
     write_service_worker(site, runtime)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -35,6 +36,13 @@ class _Handler(SimpleHTTPRequestHandler):
 
     prefix = "/"
     site_headers: dict[str, str] = {}  # noqa: RUF012 - set per server class
+    delays: dict[str, float] = {}  # noqa: RUF012 - path suffix → seconds to wait before answering
+
+    def do_GET(self) -> None:
+        for suffix, seconds in self.delays.items():
+            if self.path.endswith(suffix):
+                time.sleep(seconds)
+        super().do_GET()
 
     def end_headers(self) -> None:
         for name, value in self.site_headers.items():
@@ -75,9 +83,10 @@ def site_headers(directory: Path) -> dict[str, str]:
     return headers
 
 
-def serve(directory: Path, prefix: str = "/") -> Server:
+def serve(directory: Path, prefix: str = "/", delays: dict[str, float] | None = None) -> Server:
     """Serve ``directory`` on a free loopback port, under ``prefix``, with the site's own headers."""
-    handler_class = type("Handler", (_Handler,), {"prefix": prefix, "site_headers": site_headers(directory)})
+    attributes = {"prefix": prefix, "site_headers": site_headers(directory), "delays": delays or {}}
+    handler_class = type("Handler", (_Handler,), attributes)
     handler = functools.partial(handler_class, directory=str(directory))
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()

@@ -83,7 +83,7 @@ def test_engine_that_cannot_start_is_reported(page: Page, server: Server) -> Non
     page.goto(server.url + PATH)
     form = page.locator(ROOT_SELECTOR)
     expect(form).to_have_attribute("data-state", "error", timeout=READY_TIMEOUT)
-    expect(page.locator("[data-engine-status]")).to_contain_text("Il motore di calcolo non si è avviato")
+    expect(page.locator("[data-engine-status]")).to_contain_text("Il motore di calcolo non è disponibile")
     expect(output(page, "effective_batch")).to_have_text("32")
     page.fill('input[name="data_parallel_gpus"]', "4")
     expect(form).to_have_attribute("data-state", "error")

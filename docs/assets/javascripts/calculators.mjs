@@ -1,14 +1,21 @@
 // Wires every calculator form on the page to the Python engine in a module worker.
-// It only moves strings (even its messages are in the page, rendered by Python): field values go to calculator.api.handle, and the texts it
-// answers are put back into the elements marked data-output, data-error-for, data-message.
+// It only moves strings (even its messages are in the page, rendered by Python):
+// field values go to calculator.api.handle, and the texts it answers are put back
+// into the elements marked data-output, data-error-for and data-message.
+//
+// Form attributes it maintains, for styles and tests:
+//   data-state  = loading | ready | error   (the engine)
+//   data-busy   present while an answer for the latest input is awaited
+//   data-status = ok | incomplete | invalid (the latest answer)
 
 const WORKER_URL = new URL("./engine-worker.mjs", import.meta.url);
-const BOOT_TIMEOUT_MS = 30000;
+// Pyodide may never settle if its wasm cannot be compiled: give up after this long.
+const BOOT_TIMEOUT_MS = Number(globalThis.CALC_BOOT_TIMEOUT_MS) || 30000;
 
-/** The shared engine: one worker for the whole visit, kept across instant navigation. */
+/** The shared engine: one worker for the whole visit. */
 const engine = {
   /** @type {Worker | null} */ worker: null,
-  state: "loading",
+  /** @type {"loading" | "ready" | "failed" | "file"} */ state: "loading",
   nextId: 1,
   /** @type {Map<number, (response: string) => void>} */ pending: new Map(),
   /** @type {Set<() => void>} */ listeners: new Set(),
@@ -23,14 +30,14 @@ function setEngineState(state) {
 
 function startEngine() {
   if (location.protocol === "file:") return setEngineState("file");
-  engine.pending.clear();
+  stopWorker();
   setEngineState("loading");
   try {
     engine.worker = new Worker(WORKER_URL, { type: "module" });
   } catch {
-    return setEngineState("failed");
+    return fail();
   }
-  engine.timer = setTimeout(() => fail(), BOOT_TIMEOUT_MS);
+  engine.timer = setTimeout(fail, BOOT_TIMEOUT_MS);
   engine.worker.addEventListener("message", ({ data }) => {
     if (data.type === "ready") setEngineState("ready");
     else if (data.type === "failed") fail();
@@ -40,16 +47,21 @@ function startEngine() {
       if (resolve) resolve(data.response);
     }
   });
-  engine.worker.addEventListener("error", () => fail());
+  engine.worker.addEventListener("error", fail);
+}
+
+function stopWorker() {
+  if (engine.worker) engine.worker.terminate();
+  engine.worker = null;
+  engine.pending.clear(); // their forms recompute when the engine is ready again
 }
 
 function fail() {
-  if (engine.worker) engine.worker.terminate();
-  engine.worker = null;
+  stopWorker();
   setEngineState("failed");
 }
 
-/** @returns {Promise<string>} the JSON response */
+/** @returns {Promise<string>} the JSON response of calculator.api.handle */
 function compute(request) {
   return new Promise((resolve) => {
     const id = engine.nextId++;
@@ -84,7 +96,7 @@ function show(form, response) {
   const message = form.querySelector("[data-message]");
   if (message) message.textContent = answer.message;
   const chart = form.querySelector("[data-chart]");
-  if (chart) chart.innerHTML = answer.chart; // SVG drawn by the Python package from validated numbers
+  if (chart) chart.innerHTML = answer.chart; // SVG drawn by the Python package from validated numbers only
   form.dataset.status = answer.status;
 }
 
@@ -92,25 +104,24 @@ function mount(form) {
   const calculator = form.dataset.calculator;
   const status = form.querySelector("[data-engine-status]");
   let latest = 0;
-  let dirty = false; // inputs changed since the last answer
   let edited = false; // the user typed while the engine was not ready
 
   async function update() {
     if (engine.state !== "ready") {
-      dirty = edited = true;
+      edited = true;
       return render();
     }
-    dirty = false;
     const ticket = ++latest;
+    form.dataset.busy = "";
     const response = await compute(JSON.stringify({ calculator, values: readValues(form) }));
-    if (ticket === latest) show(form, response);
+    if (ticket !== latest) return;
+    show(form, response);
+    delete form.dataset.busy;
   }
-
-  const retry = form.querySelector("[data-retry]");
-  if (retry) retry.addEventListener("click", () => startEngine());
 
   function render() {
     form.dataset.state = engine.state === "ready" ? "ready" : engine.state === "loading" ? "loading" : "error";
+    if (engine.state !== "ready") delete form.dataset.busy;
     const showing = engine.state === "ready" || (engine.state === "loading" && !edited) ? "" : engine.state;
     status.hidden = !showing;
     for (const message of status.querySelectorAll("[data-when]")) message.hidden = message.dataset.when !== showing;
@@ -118,9 +129,12 @@ function mount(form) {
 
   function onEngine() {
     render();
-    if (engine.state === "ready" && dirty) update();
+    // Whatever is in the fields now (typed while loading, restored by the browser) is computed.
+    if (engine.state === "ready") update();
   }
 
+  const retry = form.querySelector("[data-retry]");
+  if (retry) retry.addEventListener("click", startEngine);
   form.addEventListener("input", update);
   form.addEventListener("change", update);
   form.addEventListener("submit", (event) => event.preventDefault());
@@ -135,23 +149,18 @@ function mount(form) {
     update();
   });
   engine.listeners.add(onEngine);
-  // Fields the browser restored (back button, form memory) may differ from the defaults.
-  dirty = true;
   onEngine();
   return () => engine.listeners.delete(onEngine);
 }
 
-function mountAll() {
-  const forms = document.querySelectorAll("form[data-calculator]");
-  if (forms.length && !engine.worker && engine.state !== "failed" && engine.state !== "file") startEngine();
-  return [...forms].map(mount);
+let unmount = [];
+function onPage() {
+  for (const stop of unmount) stop();
+  const forms = [...document.querySelectorAll("form[data-calculator]")];
+  if (forms.length && !engine.worker && engine.state !== "file") startEngine();
+  unmount = forms.map(mount);
 }
 
-let unmount = [];
-const onPage = () => {
-  for (const stop of unmount) stop();
-  unmount = mountAll();
-};
 if (window.document$) window.document$.subscribe(onPage);
 else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onPage);
 else onPage();

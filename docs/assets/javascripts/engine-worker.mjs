@@ -24,6 +24,10 @@ const engine = (async () => {
   return (request) => handle(request);
 })();
 
+// A failure deep inside Pyodide's loader may surface as an unhandled rejection:
+// it means the engine cannot start, which the page already hears about.
+self.addEventListener("unhandledrejection", (event) => event.preventDefault());
+
 engine.then(
   () => self.postMessage({ type: "ready" }),
   (error) => self.postMessage({ type: "failed", reason: String(error && error.message || error) }),

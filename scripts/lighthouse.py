@@ -1,0 +1,49 @@
+"""Lighthouse scores of every page (Performance, Accessibility, Best Practices, SEO).
+
+Builds nothing: serve the site first or let scripts/lighthouse do it. Prints a
+Markdown table and writes reports/lighthouse.json. Not a CI gate.
+Usage: python scripts/lighthouse.py BASE_URL
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = ["", "accumulo-del-gradiente/", "vram-addestramento-llm/", "parametri-lora/"]
+CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
+FLAGS = ("--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
+         " --disable-component-update --disable-sync --disable-dev-shm-usage")
+
+
+def audit(url: str) -> dict[str, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        subprocess.run(
+            [str(ROOT / "node_modules" / ".bin" / "lighthouse"), url, "--quiet", "--output=json",
+             f"--output-path={report}", f"--only-categories={','.join(CATEGORIES)}",
+             "--chrome-path=/usr/bin/chromium", f"--chrome-flags={FLAGS}", "--preset=desktop"],
+            check=True,
+        )
+        data = json.loads(report.read_text())
+    return {name: round(data["categories"][name]["score"] * 100) for name in CATEGORIES}
+
+
+def main() -> None:
+    base = sys.argv[1]
+    scores = {page or "/": audit(base + page) for page in PAGES}
+    print("| page | " + " | ".join(CATEGORIES) + " |")
+    print("|---|" + "---:|" * len(CATEGORIES))
+    for page, result in scores.items():
+        print(f"| `{page}` | " + " | ".join(str(result[c]) for c in CATEGORIES) + " |")
+    out = ROOT / "reports" / "lighthouse.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(scores, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
