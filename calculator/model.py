@@ -33,6 +33,8 @@ class Field:
 
     ``minimum`` is inclusive unless ``exclusive_minimum`` is set. ``optional``
     fields may be left empty; the compute function then gets ``None``.
+    ``modes`` lists the calculator modes that use the field (empty: all);
+    ``unit_from`` names a choice field whose selected label is this field's unit.
     """
 
     id: str
@@ -48,6 +50,11 @@ class Field:
     optional: bool = False
     options: tuple[Option, ...] = ()
     example: str = ""
+    modes: tuple[str, ...] = ()
+    unit_from: str = ""
+
+    def in_mode(self, mode: str) -> bool:
+        return not self.modes or mode in self.modes
 
     @property
     def numeric(self) -> bool:
@@ -111,6 +118,8 @@ class Format(Enum):
     COUNT = "count"
     NUMBER = "number"
     PERCENT = "percent"
+    TEXT = "text"  # a sentence, shown as it is
+    CODE = "code"  # a configuration snippet, shown preformatted with a copy button
 
 
 @dataclass(frozen=True)
@@ -123,22 +132,30 @@ class Result:
     format: Format = Format.NUMBER
     help: str = ""
     primary: bool = True  # shown large; secondary results are a smaller breakdown
+    modes: tuple[str, ...] = ()
+    unit_from: str = ""
 
-    def show(self, value: Decimal | None) -> str:
+    def in_mode(self, mode: str) -> bool:
+        return not self.modes or mode in self.modes
+
+    def show(self, value: Decimal | str | None, unit: str = "") -> str:
         """The value as the page shows it, with its unit."""
         if value is None:
-            return "—"
+            return "" if self.format in (Format.TEXT, Format.CODE) else "—"
+        if isinstance(value, str):
+            return value
+        unit = unit or self.unit
         if self.format is Format.COUNT:
             text = format_integer(int(value))
         elif self.format is Format.PERCENT:
             text = format_decimal(value) + " %"
         else:
             text = format_decimal(value)
-        return f"{text} {self.unit}" if self.unit else text
+        return f"{text} {unit}" if unit else text
 
 
 Values = Mapping[str, Value]
-Outputs = Mapping[str, Decimal | None]
+Outputs = Mapping[str, Decimal | str | None]
 
 
 @dataclass(frozen=True)
@@ -171,6 +188,15 @@ class Calculator:
     presets: tuple[Preset, ...] = ()
     check: Callable[[Values], Mapping[str, str]] | None = None
     chart: Callable[[Values, Outputs], str] | None = None
+    mode_field: str = ""  # a choice field whose value selects which fields and results apply
+
+    def mode(self, values: Mapping[str, object]) -> str:
+        """The current mode ('' for calculators without modes)."""
+        if not self.mode_field:
+            return ""
+        value = values.get(self.mode_field)
+        options = [o.value for o in self.field(self.mode_field).options]
+        return value if isinstance(value, str) and value in options else options[0]
 
     @property
     def defaults(self) -> dict[str, str]:

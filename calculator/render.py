@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from html import escape
 
 from .evaluate import Evaluation, evaluate
-from .model import Calculator, Field, Kind
+from .model import Calculator, Field, Format, Kind, Result
 
 NOSCRIPT = (
     "JavaScript è disattivato: i risultati qui sotto valgono per i valori predefiniti."
@@ -31,15 +31,22 @@ ENGINE_MESSAGES = {
     ),
 }
 RETRY = "Riprova"
+ACTIONS = {
+    "copy_link": ("Copia link", "Link copiato negli appunti", "Copia non riuscita: copia l'indirizzo dalla barra"),
+    "copy_code": ("Copia", "Copiato", "Copia non riuscita"),
+    "reset": "Ripristina i valori predefiniti",
+}
 
 
 def render(calc: Calculator, texts: Mapping[str, str] | None = None) -> str:
     """The calculator's form and results, filled in for ``texts`` (defaults if None)."""
     values = {**calc.defaults, **(texts or {})}
     evaluation = evaluate(calc, values)
+    mode = calc.mode(values)
+    mode_attribute = f' data-mode-field="{_a(calc.mode_field)}"' if calc.mode_field else ""
     parts = [
         f'<form class="calc{" calc--wide" if calc.chart else ""}" data-calculator="{_a(calc.id)}" data-state="loading"'
-        f' novalidate aria-labelledby="{_a(calc.id)}--titolo-input">',
+        f'{mode_attribute} novalidate aria-labelledby="{_a(calc.id)}--titolo-input">',
         '<div class="calc__inputs">',
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-input">Dati di input</h2>',
         f"<noscript><p class=\"calc__engine\">{_t(NOSCRIPT)}</p></noscript>",
@@ -51,8 +58,9 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None) -> str:
         parts.append('<fieldset class="calc__group">')
         if group:
             parts.append(f"<legend>{_t(group)}</legend>")
-        parts.extend(_field(calc, spec, values.get(spec.id, ""), evaluation) for spec in fields)
+        parts.extend(_field(calc, spec, values, evaluation, mode) for spec in fields)
         parts.append("</fieldset>")
+    parts.append(_actions())
     parts.append("</div>")
     parts.append(_results(calc, evaluation))
     parts.append("</form>")
@@ -69,7 +77,33 @@ def _engine_status() -> str:
     return f'<div class="calc__engine" data-engine-status role="status" hidden>{messages}</div>'
 
 
-def _field(calc: Calculator, spec: Field, text: str, evaluation: Evaluation) -> str:
+def _modes(modes: tuple[str, ...], mode: str) -> str:
+    """Attributes that tie an element to the modes it belongs to (hidden in the others)."""
+    if not modes:
+        return ""
+    return f' data-modes="{_a(" ".join(modes))}"' + ("" if mode in modes else " hidden")
+
+
+def _actions() -> str:
+    link, link_done, link_failed = ACTIONS["copy_link"]
+    return (
+        '<div class="calc__actions">'
+        f'<button type="button" class="md-button calc__action" data-copy-link data-done="{_a(link_done)}"'
+        f' data-failed="{_a(link_failed)}">{_t(link)}</button>'
+        f'<button type="reset" class="md-button calc__action">{_t(str(ACTIONS["reset"]))}</button>'
+        "</div>"
+    )
+
+
+def _selected_label(calc: Calculator, choice_id: str, values: Mapping[str, str]) -> str:
+    for option in calc.field(choice_id).options:
+        if option.value == values.get(choice_id):
+            return option.label
+    return ""
+
+
+def _field(calc: Calculator, spec: Field, values: Mapping[str, str], evaluation: Evaluation, mode: str) -> str:
+    text = values.get(spec.id, "")
     base = f"{calc.id}--{spec.id}"
     error = evaluation.errors.get(spec.id, "")
     described = f"{base}--aiuto {base}--errore" if spec.help else f"{base}--errore"
@@ -93,33 +127,59 @@ def _field(calc: Calculator, spec: Field, text: str, evaluation: Evaluation) -> 
         )
     optional = ' <span class="calc__optional">(facoltativo)</span>' if spec.optional else ""
     label = f'<label for="{_a(base)}">{_t(spec.label)}{optional}</label>'
-    unit = f'<span class="calc__unit">{_t(spec.unit)}</span>' if spec.unit else ""
+    unit_text = _selected_label(calc, spec.unit_from, values) if spec.unit_from else spec.unit
+    unit_source = f' data-unit-from="{_a(spec.unit_from)}"' if spec.unit_from else ""
+    unit = f'<span class="calc__unit"{unit_source}>{_t(unit_text)}</span>' if unit_text else ""
     help_text = f'<p class="calc__help" id="{_a(base)}--aiuto">{_t(spec.help)}</p>' if spec.help else ""
     error_text = f'<p class="calc__error" id="{_a(base)}--errore" data-error-for="{_a(spec.id)}">{_t(error)}</p>'
+    modes = _modes(spec.modes, mode)
     if spec.kind is Kind.FLAG:
-        return f'<div class="calc__field calc__field--flag">{control}{label}{help_text}{error_text}</div>'
+        return f'<div class="calc__field calc__field--flag"{modes}>{control}{label}{help_text}{error_text}</div>'
     return (
-        f'<div class="calc__field">{label}<div class="calc__control">{control}{unit}</div>'
+        f'<div class="calc__field"{modes}>{label}<div class="calc__control">{control}{unit}</div>'
         f"{help_text}{error_text}</div>"
     )
 
 
 def _results(calc: Calculator, evaluation: Evaluation) -> str:
-    rows = "".join(
-        f'<div class="calc__output{"" if r.primary else " calc__output--minor"}"><dt>{_t(r.label)}</dt>'
-        f'<dd><output data-output="{_a(r.id)}">{_t(evaluation.results.get(r.id, "—"))}</output></dd>'
-        + (f'<dd class="calc__output-help">{_t(r.help)}</dd>' if r.help else "")
-        + "</div>"
-        for r in calc.results
-    )
+    mode = calc.mode(evaluation.values) if calc.mode_field else ""
+    shown = [r for r in calc.results if r.format is not Format.CODE]
+    rows = "".join(_result_row(r, evaluation.results.get(r.id, "—"), mode) for r in shown)
     chart = f'<div class="calc__chart" data-chart>{evaluation.chart}</div>' if calc.chart else ""
     return (
         f'<section class="calc__results" aria-labelledby="{_a(calc.id)}--titolo-risultati">'
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-risultati">Risultati</h2>'
         '<div class="calc__live" aria-live="polite">'
         f'<p class="calc__message" data-message>{_t(evaluation.message)}</p>'
-        f'<dl class="calc__outputs">{rows}</dl>{chart}</div></section>'
+        f'<dl class="calc__outputs">{rows}</dl></div>{chart}{_snippets(calc, evaluation)}</section>'
     )
+
+
+def _result_row(result: Result, text: str, mode: str) -> str:
+    css = "calc__output" + ("" if result.primary else " calc__output--minor")
+    if result.format is Format.TEXT:
+        css += " calc__output--text"
+        value = f'<p class="calc__note" data-output="{_a(result.id)}">{_t(text)}</p>'
+    else:
+        value = f'<output data-output="{_a(result.id)}">{_t(text)}</output>'
+    help_text = f'<dd class="calc__output-help">{_t(result.help)}</dd>' if result.help else ""
+    return f'<div class="{css}"{_modes(result.modes, mode)}><dt>{_t(result.label)}</dt><dd>{value}</dd>{help_text}</div>'
+
+
+def _snippets(calc: Calculator, evaluation: Evaluation) -> str:
+    """Configuration snippets: outside the live region, so that they are not read aloud at each key."""
+    snippets = [r for r in calc.results if r.format is Format.CODE]
+    if not snippets:
+        return ""
+    label, done, failed = ACTIONS["copy_code"]
+    blocks = "".join(
+        f'<div class="calc__snippet"><h3 class="calc__snippet-title" id="{_a(calc.id)}--{_a(r.id)}">{_t(r.label)}</h3>'
+        f'<pre><code data-output="{_a(r.id)}">{_t(evaluation.results.get(r.id, ""))}</code></pre>'
+        f'<button type="button" class="md-button calc__action" data-copy="{_a(r.id)}" data-done="{_a(done)}"'
+        f' data-failed="{_a(failed)}" aria-describedby="{_a(calc.id)}--{_a(r.id)}">{_t(label)}</button></div>'
+        for r in snippets
+    )
+    return f'<div class="calc__snippets"><h3 class="calc__title">Configurazione pronta da incollare</h3>{blocks}</div>'
 
 
 def _presets(calc: Calculator) -> str:

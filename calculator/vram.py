@@ -95,7 +95,7 @@ def chart(values: Values, outputs: Outputs) -> str:
         ("optimizer_gb", "Stati dell'ottimizzatore", 1), ("activations_gb", "Attivazioni", 99),
     ):
         value = outputs[key]
-        assert value is not None
+        assert isinstance(value, Decimal)
         parts.append((label, value / gpus if stage >= sharded_from else value))
     return stacked_bar("Memoria per GPU, per componente", parts, "GB")
 

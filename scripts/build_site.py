@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from content_security import add_meta_policy, policy
 from host_headers import write_host_headers
-from prepare_engine import PYODIDE_VERSION, ROOT, RUNTIME_FILES, prepare_engine
+from prepare_engine import ROOT, prepare_engine
 from service_worker import write_service_worker
 from theme_fixes import apply_theme_fixes
 
@@ -28,11 +28,10 @@ def build(site: Path) -> None:
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
         cwd=ROOT, env=env, check=True, capture_output=True, text=True,
     )
-    runtime = [f"assets/engine/{PYODIDE_VERSION}/{name}" for name in RUNTIME_FILES]
     apply_theme_fixes(site)
     csp = policy(site)
     add_meta_policy(site)
-    write_service_worker(site, runtime)
+    write_service_worker(site)
     write_host_headers(site, csp)
 
 

@@ -48,7 +48,7 @@ def figure(calculator_id: str, example: str, key: str, bare: bool = False) -> st
         raise ValueError(f"example {calculator_id}:{example} does not compute: {evaluation.errors}")
     if key in evaluation.results:
         value = evaluation.outputs[key]
-        return format_decimal(value) if bare and value is not None else evaluation.results[key]
+        return format_decimal(value) if bare and isinstance(value, Decimal) else evaluation.results[key]
     value_in = evaluation.values[key]
     return format_decimal(value_in) if isinstance(value_in, Decimal) else str(value_in)
 

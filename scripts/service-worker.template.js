@@ -2,12 +2,14 @@
 // scripts/service_worker.py at build time: do not edit the copy in site/.
 // Precaches the whole site and the calculation engine; the cache name is derived
 // from the content, so a new deploy installs a new cache and removes the old one.
-// Pages and unversioned files: network first, cache when offline.
-// Versioned runtime files (Pyodide's): cache first.
+// Pages and the search index: network first, cache when offline.
+// Everything under assets/ (styles, scripts, the engine): cache first. The cache
+// holds one deploy, whole and consistent; a new deploy brings a new service
+// worker, a new cache and the reload notice.
 
 const CACHE = "__CACHE_NAME__";
 const PRECACHE = __PRECACHE__;
-const CACHE_FIRST = new Set(__CACHE_FIRST__);
+const CACHE_FIRST = (path) => path.startsWith("assets/");
 const PREFIX = "calcolatori-";
 
 self.addEventListener("install", (event) => {
@@ -51,5 +53,5 @@ self.addEventListener("fetch", (event) => {
   const { request } = event;
   if (request.method !== "GET" || !request.url.startsWith(self.registration.scope)) return;
   const path = request.url.slice(self.registration.scope.length).split(/[?#]/)[0];
-  event.respondWith(CACHE_FIRST.has(path) ? cacheFirst(request) : networkFirst(request));
+  event.respondWith(CACHE_FIRST(path) ? cacheFirst(request) : networkFirst(request));
 });

@@ -42,7 +42,7 @@ def cache_name(site: Path, paths: list[str]) -> str:
     return "calcolatori-" + digest.hexdigest()[:16]
 
 
-def write_service_worker(site: Path, cache_first: list[str]) -> str:
+def write_service_worker(site: Path) -> str:
     """Write sw.js into ``site``; returns the cache name."""
     paths = precache_paths(site)
     name = cache_name(site, paths)
@@ -50,7 +50,6 @@ def write_service_worker(site: Path, cache_first: list[str]) -> str:
         TEMPLATE.read_text()
         .replace("__CACHE_NAME__", name)
         .replace("__PRECACHE__", json.dumps(paths, indent=1))
-        .replace("__CACHE_FIRST__", json.dumps(cache_first))
     )
     (site / "sw.js").write_text(script)
     return name

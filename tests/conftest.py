@@ -3,19 +3,17 @@ fail the test on any page error or on any request to another host."""
 
 from __future__ import annotations
 
-import functools
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from local_server import Server, serve, site_headers
 
 ROOT = Path(__file__).resolve().parent.parent
+__all__ = ["ROOT", "Server", "serve", "site_headers"]
 
 
 @pytest.fixture(scope="session")
@@ -29,69 +27,6 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     except subprocess.CalledProcessError as error:
         pytest.fail(error.stdout + error.stderr)
     return target
-
-
-class _Handler(SimpleHTTPRequestHandler):
-    """Serves a directory, optionally under a path prefix (as a sub-path host would)."""
-
-    prefix = "/"
-    site_headers: dict[str, str] = {}  # noqa: RUF012 - set per server class
-    delays: dict[str, float] = {}  # noqa: RUF012 - path suffix → seconds to wait before answering
-
-    def do_GET(self) -> None:
-        for suffix, seconds in self.delays.items():
-            if self.path.endswith(suffix):
-                time.sleep(seconds)
-        super().do_GET()
-
-    def end_headers(self) -> None:
-        for name, value in self.site_headers.items():
-            self.send_header(name, value)
-        super().end_headers()
-
-    def translate_path(self, path: str) -> str:
-        if not path.startswith(self.prefix):
-            return str(Path(self.directory) / "__no_such_file__")
-        return super().translate_path("/" + path[len(self.prefix):])
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@dataclass
-class Server:
-    """A loopback HTTP server for a directory."""
-
-    url: str
-    host: str
-    httpd: ThreadingHTTPServer
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def site_headers(directory: Path) -> dict[str, str]:
-    """The headers that the site's ``_headers`` file sets on every path, as a host would send them."""
-    headers: dict[str, str] = {}
-    file = directory / "_headers"
-    if file.exists():
-        block = file.read_text().split("\n/", 2)[0]
-        for line in block.splitlines()[1:]:
-            name, _, value = line.strip().partition(": ")
-            headers[name] = value
-    return headers
-
-
-def serve(directory: Path, prefix: str = "/", delays: dict[str, float] | None = None) -> Server:
-    """Serve ``directory`` on a free loopback port, under ``prefix``, with the site's own headers."""
-    attributes = {"prefix": prefix, "site_headers": site_headers(directory), "delays": delays or {}}
-    handler_class = type("Handler", (_Handler,), attributes)
-    handler = functools.partial(handler_class, directory=str(directory))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    host = f"127.0.0.1:{httpd.server_address[1]}"
-    return Server(f"http://{host}{prefix}", host, httpd)
 
 
 @pytest.fixture(scope="session")
@@ -117,6 +52,7 @@ class Watch:
     page_errors: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
     csp_violations: list[str] = field(default_factory=list)
+    expected_errors: list[str] = field(default_factory=list)  # substrings of errors a test provokes
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ def test_any_json_gets_an_answer(value: object) -> None:
 def test_any_values_get_an_answer(values: dict[str, object]) -> None:
     answer = json.loads(handle(json.dumps({"calculator": "accumulo-del-gradiente", "values": values})))
     assert answer["status"] in {"ok", "incomplete", "invalid"}
-    assert set(answer["results"]) == {"effective_batch", "activation_memory"}
+    assert {"effective_batch", "activation_memory"} <= set(answer["results"])
 
 
 @pytest.mark.parametrize("request_text", ["", "{", "[]", '{"calculator": "nessuno"}', '"x"', "null"])
@@ -47,4 +47,5 @@ def test_bad_requests_say_so_in_italian(request_text: str) -> None:
 def test_numbers_as_json_numbers_are_read() -> None:
     values = {"micro_batch": 4, "accumulation_steps": 8, "data_parallel_gpus": 1, "activation_per_sample_gb": 0.5}
     answer = json.loads(handle(json.dumps({"calculator": "accumulo-del-gradiente", "values": values})))
-    assert answer["results"] == {"effective_batch": "32", "activation_memory": "2 GB"}
+    assert answer["results"]["effective_batch"] == "32"
+    assert answer["results"]["activation_memory"] == "2 GB"

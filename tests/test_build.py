@@ -59,11 +59,13 @@ def test_page_is_prerendered_with_default_results(site_dir: Path) -> None:
     assert '<output data-output="effective_batch">32</output>' in html
     assert '<output data-output="activation_memory">2 GB</output>' in html
     for spec in CALCULATORS["accumulo-del-gradiente"].fields:
+        if not spec.numeric:
+            continue
         control = re.search(rf'<input type="text" id="([^"]+)" name="{spec.id}" aria-describedby="([^"]+)"'
                             rf' value="([^"]*)" inputmode="(numeric|decimal)"', html)
         assert control, spec.id
         assert control[3] == spec.default
-        assert f'<label for="{control[1]}">{spec.label}</label>' in html
+        assert f'<label for="{control[1]}">{spec.label}' in html
         described = control[2].split()
         assert any(f'id="{ident}" data-error-for="{spec.id}"' in html for ident in described)
     assert 'aria-live="polite"' in html

@@ -1,20 +1,26 @@
 // Answers a list of calculator requests inside Pyodide, through the same
-// engine directory, wheel and lock file that the site ships.
-// Usage: node run_in_pyodide.mjs <engine dir> <requests.json>  → JSON responses on stdout.
+// engine directory that the site ships: by default its wheel and lock file,
+// with --snapshot its memory snapshot (as the browser worker restores it).
+// Usage: node run_in_pyodide.mjs <engine dir> <requests.json> [--snapshot]  → JSON responses on stdout.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { gunzipSync } from "node:zlib";
 
-const [engineDir, requestsFile] = process.argv.slice(2);
+const [engineDir, requestsFile, mode] = process.argv.slice(2);
 const indexURL = path.resolve(engineDir) + path.sep;
 const { loadPyodide } = await import(path.join(indexURL, "pyodide.mjs"));
-const pyodide = await loadPyodide({
-  indexURL,
-  lockFileURL: path.join(indexURL, "pyodide-lock.json"),
-  stdout: () => {},
-});
-await pyodide.loadPackage("calculator", { messageCallback: () => {} });
+const options = { indexURL, lockFileURL: path.join(indexURL, "pyodide-lock.json"), stdout: () => {} };
+let pyodide;
+if (mode === "--snapshot") {
+  const snapshot = gunzipSync(await readFile(path.join(indexURL, "snapshot.bin.gz")));
+  pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+} else {
+  pyodide = await loadPyodide(options);
+  await pyodide.loadPackage("calculator", { messageCallback: () => {} });
+}
 const api = pyodide.pyimport("calculator.api");
 const requests = JSON.parse(await readFile(requestsFile, "utf8"));
 const responses = requests.map((request) => JSON.parse(api.handle(JSON.stringify(request))));
 const version = pyodide.runPython("import sys; sys.version.split()[0]");
-process.stdout.write(JSON.stringify({ python: version, responses }));
+const wheel = pyodide.runPython("import calculator; getattr(calculator, '_wheel_sha256', '')");
+process.stdout.write(JSON.stringify({ python: version, wheel, responses }));

@@ -7,6 +7,7 @@
 //   data-state  = loading | ready | error   (the engine)
 //   data-busy   present while an answer for the latest input is awaited
 //   data-status = ok | incomplete | invalid (the latest answer)
+//   data-engine-boot = snapshot | normal    (how the engine started)
 
 const WORKER_URL = new URL("./engine-worker.mjs", import.meta.url);
 // Pyodide may never settle if its wasm cannot be compiled: give up after this long.
@@ -16,6 +17,7 @@ const BOOT_TIMEOUT_MS = Number(globalThis.CALC_BOOT_TIMEOUT_MS) || 30000;
 const engine = {
   /** @type {Worker | null} */ worker: null,
   /** @type {"loading" | "ready" | "failed" | "file"} */ state: "loading",
+  boot: "",
   nextId: 1,
   /** @type {Map<number, (response: string) => void>} */ pending: new Map(),
   /** @type {Set<() => void>} */ listeners: new Set(),
@@ -39,7 +41,10 @@ function startEngine() {
   }
   engine.timer = setTimeout(fail, BOOT_TIMEOUT_MS);
   engine.worker.addEventListener("message", ({ data }) => {
-    if (data.type === "ready") setEngineState("ready");
+    if (data.type === "ready") {
+      engine.boot = data.boot;
+      setEngineState("ready");
+    }
     else if (data.type === "failed") fail();
     else if (data.type === "result") {
       const resolve = engine.pending.get(data.id);
@@ -100,11 +105,61 @@ function show(form, response) {
   form.dataset.status = answer.status;
 }
 
+/** Show the fields and results of the current mode; hide the others (their values are kept). */
+function applyMode(form) {
+  const control = form.dataset.modeField && form.elements.namedItem(form.dataset.modeField);
+  if (!control) return;
+  for (const element of form.querySelectorAll("[data-modes]")) {
+    element.hidden = !element.dataset.modes.split(" ").includes(control.value);
+  }
+}
+
+/** Units that follow a choice field (e.g. MB, GB, GiB) show its selected label. */
+function applyUnits(form) {
+  for (const unit of form.querySelectorAll("[data-unit-from]")) {
+    const choice = form.elements.namedItem(unit.dataset.unitFrom);
+    const label = choice && choice.selectedOptions && choice.selectedOptions[0];
+    if (label) unit.textContent = label.textContent;
+  }
+}
+
+/** Fill the fields from the address (?name=value): values only ever become field text. */
+function readAddress(form) {
+  const params = new URLSearchParams(location.search);
+  let applied = false;
+  for (const [name, value] of params) {
+    const control = form.elements.namedItem(name);
+    if (!(control instanceof HTMLInputElement || control instanceof HTMLSelectElement)) continue;
+    if (control.type === "checkbox") control.checked = value === "on";
+    else control.value = value;
+    applied = true;
+  }
+  return applied;
+}
+
+function writeAddress(form) {
+  const query = new URLSearchParams(readValues(form)).toString();
+  history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
+}
+
+async function copyText(button, text) {
+  const original = button.dataset.label || (button.dataset.label = button.textContent);
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = button.dataset.done;
+  } catch {
+    button.textContent = button.dataset.failed;
+  }
+  setTimeout(() => { button.textContent = original; }, 2500);
+}
+
 function mount(form) {
   const calculator = form.dataset.calculator;
   const status = form.querySelector("[data-engine-status]");
   let latest = 0;
-  let edited = false; // the user typed while the engine was not ready
+  let edited = readAddress(form); // values not yet computed: typed, or taken from the address
+  applyMode(form);
+  applyUnits(form);
 
   async function update() {
     if (engine.state !== "ready") {
@@ -121,7 +176,8 @@ function mount(form) {
 
   function render() {
     form.dataset.state = engine.state === "ready" ? "ready" : engine.state === "loading" ? "loading" : "error";
-    if (engine.state !== "ready") delete form.dataset.busy;
+    if (engine.state === "ready") form.dataset.engineBoot = engine.boot;
+    else delete form.dataset.busy;
     const showing = engine.state === "ready" || (engine.state === "loading" && !edited) ? "" : engine.state;
     status.hidden = !showing;
     for (const message of status.querySelectorAll("[data-when]")) message.hidden = message.dataset.when !== showing;
@@ -135,18 +191,40 @@ function mount(form) {
 
   const retry = form.querySelector("[data-retry]");
   if (retry) retry.addEventListener("click", startEngine);
-  form.addEventListener("input", update);
-  form.addEventListener("change", update);
+  const onEdit = () => {
+    applyMode(form);
+    applyUnits(form);
+    writeAddress(form);
+    update();
+  };
+  form.addEventListener("input", onEdit);
+  form.addEventListener("change", onEdit);
   form.addEventListener("submit", (event) => event.preventDefault());
+  form.addEventListener("reset", () => {
+    setTimeout(() => { // the browser restores the default values after this event
+      applyMode(form);
+      applyUnits(form);
+      history.replaceState(history.state, "", location.pathname + location.hash);
+      update();
+    });
+  });
   form.addEventListener("click", (event) => {
-    const preset = event.target instanceof Element && event.target.closest("[data-preset]");
+    const target = event.target instanceof Element ? event.target : null;
+    const copy = target && target.closest("[data-copy]");
+    if (copy) {
+      const source = form.querySelector(`[data-output="${CSS.escape(copy.dataset.copy)}"]`);
+      return copyText(copy, source ? source.textContent : "");
+    }
+    const link = target && target.closest("[data-copy-link]");
+    if (link) return copyText(link, location.href);
+    const preset = target && target.closest("[data-preset]");
     if (!preset) return;
     for (const [name, value] of Object.entries(JSON.parse(preset.dataset.preset))) {
       const control = form.elements.namedItem(name);
       if (control instanceof HTMLInputElement && control.type === "checkbox") control.checked = value === "on";
       else if (control) control.value = value;
     }
-    update();
+    onEdit();
   });
   engine.listeners.add(onEngine);
   onEngine();
@@ -161,6 +239,8 @@ function onPage() {
   unmount = forms.map(mount);
 }
 
+// Module scripts run once the page is parsed: start the engine now, before the theme is ready.
+if (document.querySelector("form[data-calculator]")) startEngine();
 if (window.document$) window.document$.subscribe(onPage);
 else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onPage);
 else onPage();

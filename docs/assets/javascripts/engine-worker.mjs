@@ -4,24 +4,58 @@
 // Protocol (page → worker):
 //   {type: "compute", id: number, request: string}   request = JSON for calculator.api.handle
 // Protocol (worker → page):
-//   {type: "ready"}
+//   {type: "ready", boot: "snapshot" | "normal"}
 //   {type: "result", id: number, response: string}   response = JSON from calculator.api.handle
 //   {type: "failed", reason: string}                 the engine could not start (technical detail, English)
+//
+// Start-up: restore the memory snapshot made at build time (calculator already
+// imported), which takes a fraction of a second; if that fails in any way (the
+// snapshot API is not a stable one), boot Pyodide normally and load the wheel.
 
 const ENGINE = new URL("../engine/314.0.7/", import.meta.url);
+const LOCK_URL = new URL("pyodide-lock.json", ENGINE);
+const SNAPSHOT_URL = new URL("snapshot.bin.gz", ENGINE);
+const quiet = { stdout: () => {}, stderr: () => {} };
 
-/** @type {Promise<(request: string) => string>} */
-const engine = (async () => {
-  const { loadPyodide } = await import(new URL("pyodide.mjs", ENGINE).href);
+// Start every download at once; each is awaited only where it is needed.
+const pyodideModule = import(new URL("pyodide.mjs", ENGINE).href);
+import(new URL("pyodide.asm.mjs", ENGINE).href).catch(() => {}); // loadPyodide imports it later: same module, already parsed
+const lockSha = fetch(LOCK_URL).then((r) => r.json()).then((lock) => lock.packages.calculator.sha256);
+const snapshotBytes = fetch(SNAPSHOT_URL).then(async (response) => {
+  if (!response.ok) throw new Error(`snapshot: HTTP ${response.status}`);
+  const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+});
+snapshotBytes.catch(() => {}); // a missing snapshot only means a normal boot
+
+async function fromSnapshot(loadPyodide) {
   const pyodide = await loadPyodide({
-    indexURL: ENGINE.href,
-    lockFileURL: new URL("pyodide-lock.json", ENGINE).href,
-    stdout: () => {},
-    stderr: () => {},
+    indexURL: ENGINE.href, lockFileURL: LOCK_URL.href, _loadSnapshot: snapshotBytes, ...quiet,
   });
+  const made = pyodide.runPython("import calculator; getattr(calculator, '_wheel_sha256', '')");
+  if (made !== (await lockSha)) throw new Error("snapshot made from another build");
+  return pyodide;
+}
+
+async function normalBoot(loadPyodide) {
+  const pyodide = await loadPyodide({ indexURL: ENGINE.href, lockFileURL: LOCK_URL.href, ...quiet });
   await pyodide.loadPackage("calculator", { messageCallback: () => {}, errorCallback: () => {} });
+  return pyodide;
+}
+
+/** @type {Promise<{handle: (request: string) => string, boot: string}>} */
+const engine = (async () => {
+  const { loadPyodide } = await pyodideModule;
+  let pyodide;
+  let boot = "snapshot";
+  try {
+    pyodide = await fromSnapshot(loadPyodide);
+  } catch {
+    boot = "normal";
+    pyodide = await normalBoot(loadPyodide);
+  }
   const handle = pyodide.pyimport("calculator.api").handle;
-  return (request) => handle(request);
+  return { handle: (request) => handle(request), boot };
 })();
 
 // A failure deep inside Pyodide's loader may surface as an unhandled rejection:
@@ -29,7 +63,7 @@ const engine = (async () => {
 self.addEventListener("unhandledrejection", (event) => event.preventDefault());
 
 engine.then(
-  () => self.postMessage({ type: "ready" }),
+  ({ boot }) => self.postMessage({ type: "ready", boot }),
   (error) => self.postMessage({ type: "failed", reason: String(error && error.message || error) }),
 );
 
@@ -37,7 +71,7 @@ self.addEventListener("message", async ({ data }) => {
   if (!data || data.type !== "compute") return;
   let handle;
   try {
-    handle = await engine;
+    ({ handle } = await engine);
   } catch {
     return; // already reported as "failed"
   }

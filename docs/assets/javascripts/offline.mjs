@@ -38,6 +38,23 @@ async function register() {
   });
 }
 
-if ("serviceWorker" in navigator && (location.protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(location.hostname))) {
-  register().catch(() => {}); // without a service worker the site still works online
+/** Resolves once nothing else should compete for the network: the calculators' engine has answered. */
+function quiet() {
+  const forms = [...document.querySelectorAll("form[data-calculator]")];
+  const settled = () => forms.every((form) => form.dataset.state === "ready" || form.dataset.state === "error");
+  return new Promise((resolve) => {
+    if (settled()) return resolve();
+    const observer = new MutationObserver(() => {
+      if (!settled()) return;
+      observer.disconnect();
+      resolve();
+    });
+    for (const form of forms) observer.observe(form, { attributes: true, attributeFilter: ["data-state"] });
+  });
+}
+
+const secure = location.protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(location.hostname);
+if ("serviceWorker" in navigator && secure) {
+  // Precaching downloads the whole site: let the page and its engine have the network first.
+  quiet().then(register).catch(() => {}); // without a service worker the site still works online
 }

@@ -1,0 +1,232 @@
+"""Benchmark what users feel, in headless Chromium on loopback, against the plain way.
+
+For each calculator page and for a reference page (Pyodide on the main thread,
+the package written to the file system, nothing else) it measures:
+first paint with correct results; time to ready, cold and warm; input-to-result
+latency; main-thread long tasks during load; bytes of a first visit (raw and
+gzip); and the cold figures again on a throttled network (40 Mbit/s, 20 ms).
+Prints a Markdown table and writes reports/bench.json.
+
+Usage: python scripts/bench.py [--runs N] [--edits N] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+
+from build_site import build  # noqa: E402
+from local_server import Server, Throttle, serve  # noqa: E402
+
+from tests.browser import launch_chromium  # noqa: E402
+
+PAGES = {
+    "home": ("", None),
+    "accumulo-del-gradiente": ("accumulo-del-gradiente/", "data_parallel_gpus"),
+    "vram-addestramento-llm": ("vram-addestramento-llm/", "parameters_billion"),
+    "parametri-lora": ("parametri-lora/", "rank"),
+    "riferimento": ("riferimento/", None),
+}
+THROTTLED = Throttle(bytes_per_second=40e6 / 8, round_trip_seconds=0.020)
+
+# Recorded from navigation start, in the page, so that test tooling adds nothing.
+PROBE = """
+window.__bench = { longTasks: [], ready: null };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) window.__bench.longTasks.push(entry.duration);
+}).observe({ type: "longtask", buffered: true });
+const watch = () => {
+  const root = document.querySelector("[data-calculator]") || document.body;
+  const check = () => {
+    if (root.dataset.state === "ready" && window.__bench.ready === null) window.__bench.ready = performance.now();
+  };
+  new MutationObserver(check).observe(root, { attributes: true, attributeFilter: ["data-state"] });
+  check();
+};
+document.readyState === "loading" ? document.addEventListener("DOMContentLoaded", watch) : watch();
+"""
+
+EDIT_LOOP = """async ([field, count]) => {
+  const form = document.querySelector("[data-calculator]");
+  const input = form.querySelector(`[name="${field}"]`);
+  const output = form.querySelector("[data-output]");
+  const times = [];
+  for (let i = 0; i < count; i++) {
+    const changed = new Promise((resolve) =>
+      new MutationObserver((_, observer) => { observer.disconnect(); resolve(); })
+        .observe(output, { childList: true, characterData: true, subtree: true }));
+    const start = performance.now();
+    input.value = String(2 + (i % 50));
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    await changed;
+    times.push(performance.now() - start);
+  }
+  return times;
+}"""
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"median": round(statistics.median(values), 1), "min": round(min(values), 1), "max": round(max(values), 1)}
+
+
+def visit(context: Any, url: str, has_engine: bool = True) -> dict[str, Any]:
+    page = context.new_page()
+    sizes: dict[str, int] = {}
+    page.on("requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"]))
+    page.goto(url)
+    if has_engine:
+        page.wait_for_function("window.__bench && window.__bench.ready !== null", timeout=120_000)
+    else:  # a page without calculator: its load, for the long tasks the theme alone causes
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(1500)
+        page.evaluate("window.__bench.ready = performance.getEntriesByType('navigation')[0].loadEventEnd")
+    result = page.evaluate(
+        """() => ({
+            ready: window.__bench.ready,
+            fcp: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null,
+            longTasks: window.__bench.longTasks.slice(),
+        })"""
+    )
+    result["sizes"] = sizes
+    result["page"] = page
+    return result
+
+
+def first_visit_bytes(site: Path, base: str, sizes: dict[str, int]) -> dict[str, int]:
+    raw = compressed = 0
+    for url, size in sizes.items():
+        path = urlsplit(url).path[len(urlsplit(base).path):]
+        file = site / path
+        if path == "" or path.endswith("/"):
+            file = file / "index.html"
+        if file.is_file():
+            data = file.read_bytes()
+            raw += len(data)
+            compressed += len(gzip.compress(data, 6))
+        else:
+            raw += max(size, 0)
+    return {"raw": raw, "gzip": compressed}
+
+
+def measure(browser: Any, server: Server, site: Path, name: str, runs: int, edits: int, warm: bool) -> dict[str, Any]:
+    path, field = PAGES[name]
+    cold, warm_ready, paints, long_counts, long_totals = [], [], [], [], []
+    latencies: list[float] = []
+    bytes_ = {}
+    for run in range(runs):
+        context = browser.new_context(bypass_csp=True)
+        context.add_init_script(PROBE)
+        first = visit(context, server.url + path, has_engine=name != "home")
+        cold.append(first["ready"])
+        # The pre-rendered pages show correct results at first paint; the reference only when ready.
+        paints.append(first["ready"] if name == "riferimento" else first["fcp"])
+        long_counts.append(len(first["longTasks"]))
+        long_totals.append(sum(first["longTasks"]))
+        if run == 0:
+            bytes_ = first_visit_bytes(site, server.url, first["sizes"])
+            if field and edits:
+                latencies = first["page"].evaluate(EDIT_LOOP, [field, edits])
+        if warm:
+            first["page"].close()
+            second = visit(context, server.url + path, has_engine=name != "home")
+            warm_ready.append(second["ready"])
+        context.close()
+    result: dict[str, Any] = {
+        "first_paint_with_results_ms": summary(paints),
+        "ready_cold_ms": summary(cold),
+        "long_tasks_during_load": {"count": max(long_counts), "total_ms": round(max(long_totals), 1)},
+        "first_visit_bytes": bytes_,
+    }
+    if warm:
+        result["ready_warm_ms"] = summary(warm_ready)
+    if latencies:
+        result["input_to_result_ms"] = {"p50": round(percentile(latencies, 0.5), 2),
+                                        "p95": round(percentile(latencies, 0.95), 2), "edits": len(latencies)}
+    return result
+
+
+def run(
+    runs: int, edits: int, pages: list[str] | None = None, built: Path | None = None, browser: Any = None
+) -> dict[str, Any]:
+    """Measure ``pages`` (default: all); builds the site unless ``built`` is given, launches Chromium
+    unless ``browser`` is."""
+    names = pages or list(PAGES)
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        if built:
+            shutil.copytree(built, site)
+        else:
+            build(site)
+        shutil.copytree(ROOT / "scripts" / "reference", site / "riferimento")
+        fast, slow = serve(site), serve(site, throttle=THROTTLED)
+        report: dict[str, Any] = {"runs": runs, "edits": edits, "loopback": {}, "throttled_40mbit_20ms": {}}
+        try:
+            with contextlib.ExitStack() as stack:
+                chromium = browser or stack.enter_context(launch_chromium())
+                for name in names:
+                    report["loopback"][name] = measure(chromium, fast, site, name, runs, edits, warm=True)
+                    report["throttled_40mbit_20ms"][name] = measure(chromium, slow, site, name, max(1, runs // 2), 0,
+                                                                    warm=False)
+        finally:
+            fast.stop()
+            slow.stop()
+    reference = report["loopback"]["riferimento"]["ready_cold_ms"]["median"]
+    for name in names:
+        ours = report["loopback"][name]
+        ours["ratio_to_reference_cold"] = round(ours["ready_cold_ms"]["median"] / reference, 2)
+    return report
+
+
+def table(report: dict[str, Any]) -> str:
+    rows = ["| page | paint with results | ready cold | ready warm | ratio cold | input p50 / p95 | long tasks "
+            "| first visit raw / gzip | throttled ready cold |", "|---|" + "---:|" * 8]
+    for name, r in report["loopback"].items():
+        slow = report["throttled_40mbit_20ms"][name]["ready_cold_ms"]["median"]
+        latency = r.get("input_to_result_ms")
+        rows.append(
+            f"| {name} | {r['first_paint_with_results_ms']['median']:.0f} ms "
+            f"| {r['ready_cold_ms']['median']:.0f} ms ({r['ready_cold_ms']['min']:.0f}–{r['ready_cold_ms']['max']:.0f}) "
+            f"| {r['ready_warm_ms']['median']:.0f} ms ({r['ready_warm_ms']['min']:.0f}–{r['ready_warm_ms']['max']:.0f}) "
+            f"| {r['ratio_to_reference_cold']} "
+            f"| {(f'{latency['p50']} / {latency['p95']} ms') if latency else '—'} "
+            f"| {r['long_tasks_during_load']['count']} ({r['long_tasks_during_load']['total_ms']:.0f} ms) "
+            f"| {r['first_visit_bytes']['raw'] / 1e6:.1f} / {r['first_visit_bytes']['gzip'] / 1e6:.1f} MB "
+            f"| {slow:.0f} ms |"
+        )
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--edits", type=int, default=200)
+    parser.add_argument("--out", type=Path, default=ROOT / "reports" / "bench.json")
+    parser.add_argument("--smoke", action="store_true", help="one quick run of one page and the reference")
+    args = parser.parse_args()
+    smoke = ["accumulo-del-gradiente", "riferimento"]
+    report = run(1, 5, smoke) if args.smoke else run(args.runs, args.edits)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    print(table(report))
+    print(f"\n(runs: {args.runs} per page, {args.edits} edits; JSON in {args.out})")
+
+
+if __name__ == "__main__":
+    main()

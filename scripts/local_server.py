@@ -1,0 +1,114 @@
+"""A loopback HTTP server for the built site, as a static host would serve it.
+
+Used by the tests and the benchmark: it sends the site's own headers (from
+``_headers``, so the Content-Security-Policy applies), can serve under a path
+prefix, delay chosen files, or throttle every response to a network profile.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from dataclasses import dataclass
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Throttle:
+    """A network profile: bandwidth in bytes per second and a round trip per request."""
+
+    bytes_per_second: float
+    round_trip_seconds: float
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """Serves a directory, optionally under a path prefix (as a sub-path host would)."""
+
+    prefix = "/"
+    site_headers: dict[str, str] = {}  # noqa: RUF012 - set per server class
+    delays: dict[str, float] = {}  # noqa: RUF012 - path suffix → seconds to wait before answering
+
+    throttle: Throttle | None = None
+
+    def do_GET(self) -> None:
+        for suffix, seconds in self.delays.items():
+            if self.path.endswith(suffix):
+                time.sleep(seconds)
+        if self.throttle:
+            time.sleep(self.throttle.round_trip_seconds)
+        super().do_GET()
+
+    def copyfile(self, source, outputfile) -> None:  # type: ignore[no-untyped-def]
+        try:
+            if not self.throttle:
+                return super().copyfile(source, outputfile)
+            chunk = 16 * 1024
+            while data := source.read(chunk):
+                outputfile.write(data)
+                time.sleep(len(data) / self.throttle.bytes_per_second)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the browser went away (page closed, request cancelled): nothing to report
+        return None
+
+    def end_headers(self) -> None:
+        for name, value in self.site_headers.items():
+            self.send_header(name, value)
+        super().end_headers()
+
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(self.prefix):
+            return str(Path(self.directory) / "__no_such_file__")
+        return super().translate_path("/" + path[len(self.prefix):])
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+        pass  # dropped connections are normal when a browser closes a page mid-download
+
+
+@dataclass
+class Server:
+    """A loopback HTTP server for a directory."""
+
+    url: str
+    host: str
+    httpd: ThreadingHTTPServer
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def site_headers(directory: Path) -> dict[str, str]:
+    """The headers that the site's ``_headers`` file sets on every path, as a host would send them."""
+    headers: dict[str, str] = {}
+    file = directory / "_headers"
+    if file.exists():
+        block = file.read_text().split("\n/", 2)[0]
+        for line in block.splitlines()[1:]:
+            name, _, value = line.strip().partition(": ")
+            headers[name] = value
+    return headers
+
+
+def serve(
+    directory: Path, prefix: str = "/", delays: dict[str, float] | None = None, throttle: Throttle | None = None
+) -> Server:
+    """Serve ``directory`` on a free loopback port, under ``prefix``, with the site's own headers."""
+    attributes = {"prefix": prefix, "site_headers": site_headers(directory), "delays": delays or {},
+                  "throttle": throttle}
+    handler_class = type("Handler", (_Handler,), attributes)
+    handler = functools.partial(handler_class, directory=str(directory))
+    httpd = _QuietServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    host = f"127.0.0.1:{httpd.server_address[1]}"
+    return Server(f"http://{host}{prefix}", host, httpd)
+
+

@@ -1,0 +1,27 @@
+// Make a Pyodide memory snapshot with the calculator package already imported,
+// from the same pinned runtime and wheel that the site ships.
+// Usage: node scripts/make_snapshot.mjs <engine dir>
+// Writes <engine dir>/snapshot.bin.gz. The wheel's sha256 is stored inside the
+// snapshot (calculator._wheel_sha256) so that the worker can refuse a stale one.
+//
+// loadPackage() leaves JavaScript references that a snapshot cannot hold, so
+// the wheel (registered in pyodide-lock.json) is unpacked with zipfile instead.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+
+const engineDir = path.resolve(process.argv[2]) + path.sep;
+const lock = JSON.parse(readFileSync(engineDir + "pyodide-lock.json", "utf8"));
+const entry = lock.packages.calculator;
+const { loadPyodide } = await import(engineDir + "pyodide.mjs");
+const pyodide = await loadPyodide({ indexURL: engineDir, lockFileURL: engineDir + "pyodide-lock.json", _makeSnapshot: true });
+pyodide.FS.writeFile("/tmp/calculator.whl", readFileSync(engineDir + entry.file_name));
+pyodide.runPython(`
+import site, zipfile
+zipfile.ZipFile("/tmp/calculator.whl").extractall(site.getsitepackages()[0])
+import calculator, calculator.api
+calculator._wheel_sha256 = "${entry.sha256}"
+`);
+const snapshot = pyodide.makeMemorySnapshot();
+writeFileSync(engineDir + "snapshot.bin.gz", gzipSync(snapshot, { level: 9 }));
+console.log(`snapshot: ${snapshot.length} bytes`);

@@ -1,0 +1,141 @@
+"""Reverse solving, framework configs and the chart of the gradient-accumulation calculator."""
+
+from __future__ import annotations
+
+import ast
+import json
+import xml.etree.ElementTree as ET
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from calculator import respond
+from calculator.accumulation_plan import largest_divisor_at_most, plan
+
+from .golden import ACC, request
+
+# (target, budget, gpus, activation) → (micro-batch, steps, reached, exact)
+PLANS = [
+    ((512, "20", 1, "0.5"), (40, 13, 520, False)),  # 40 fits; 512 is not a multiple of 40
+    ((480, "20", 1, "0.5"), (40, 12, 480, True)),
+    ((32, "100", 1, "0.5"), (32, 1, 32, True)),  # the whole target fits in one micro-batch
+    ((512, "20", 3, "0.5"), (40, 5, 600, False)),  # 512 is not a multiple of 3 GPUs
+    ((1024, "16", 8, "1"), (16, 8, 1024, True)),
+    ((100, "3", 1, "1"), (3, 34, 102, False)),
+    ((1, "1", 1, "1"), (1, 1, 1, True)),
+    ((7, "1", 1, "0.3"), (3, 3, 9, False)),
+]
+
+
+@pytest.mark.parametrize(("args", "expected"), PLANS)
+def test_plan_golden(args: tuple[int, str, int, str], expected: tuple[int, int, int, bool]) -> None:
+    target, budget, gpus, activation = args
+    result = plan(target, Decimal(budget), gpus, Decimal(activation))
+    assert (result.micro_batch, result.accumulation_steps, result.effective_batch, result.exact) == expected
+
+
+def test_not_divisible_target_explains_the_nearest_options() -> None:
+    note = plan(512, Decimal(20), 1, Decimal("0.5")).note
+    assert "512 non è un multiplo di 40" in note
+    assert "480 con 12 passi (sotto)" in note and "520 con 13 passi (sopra)" in note
+    assert "usa un micro-batch di 32 con 16 passi di accumulo" in note
+    other = plan(512, Decimal(20), 3, Decimal("0.5")).note
+    assert "sempre un multiplo di 3" in other and "480 con 4 passi (sotto)" in other
+
+
+def test_impossible_target_has_its_own_message() -> None:
+    answer = respond(request(ACC, mode="obiettivo", activation_per_sample_gb="30", memory_budget="20"))
+    assert answer["status"] == "invalid"
+    assert answer["errors"] == {"memory_budget": (
+        "Budget di memoria per GPU: un solo campione richiede 30 GB, più dei 20 GB disponibili. Riduci la"
+        " lunghezza delle sequenze, usa il checkpointing delle attivazioni o aumenta il budget."
+    )}
+
+
+def test_reverse_mode_results() -> None:
+    answer: dict[str, Any] = respond(request(ACC, mode="obiettivo"))
+    results = answer["results"]
+    assert (results["micro_batch_fit"], results["accumulation_needed"], results["effective_batch"]) == ("40", "13", "520")
+    assert results["activation_memory"] == "20 GB"
+    assert "Per raggiungere esattamente 512" in results["plan_note"]
+    # Fields of the other mode do not matter, even when they are invalid.
+    assert respond(request(ACC, mode="obiettivo", micro_batch="abc"))["status"] == "ok"
+    assert respond(request(ACC, target_effective_batch="abc"))["status"] == "ok"
+
+
+@given(st.integers(1, 100_000), st.integers(1, 5_000), st.integers(1, 64), st.integers(1, 8))
+def test_plan_properties(target: int, budget: int, gpus: int, activation: int) -> None:
+    if activation > budget:
+        return
+    result = plan(target, Decimal(budget), gpus, Decimal(activation))
+    assert result.micro_batch * activation <= budget  # it fits
+    assert result.effective_batch == result.micro_batch * result.accumulation_steps * gpus
+    assert result.effective_batch >= target  # at least the target ...
+    assert result.effective_batch - target < result.micro_batch * gpus  # ... by less than one step
+    assert result.exact == (result.effective_batch == target)
+
+
+@given(st.integers(1, 10**6), st.integers(1, 10**6))
+def test_largest_divisor(n: int, limit: int) -> None:
+    d = largest_divisor_at_most(n, limit)
+    assert n % d == 0 and d <= max(1, limit)
+    assert all(n % k for k in range(d + 1, min(limit, n) + 1)) if limit < 2000 else True
+
+
+@pytest.mark.parametrize("mode", ["diretto", "obiettivo"])
+@pytest.mark.parametrize("gpus", ["1", "4", "3"])
+def test_configs_parse_back_and_agree_with_the_effective_batch(mode: str, gpus: str) -> None:
+    results: dict[str, str] = respond(request(ACC, mode=mode, data_parallel_gpus=gpus))["results"]  # type: ignore[assignment]
+    effective = int(results["effective_batch"].replace(".", ""))
+    deepspeed = json.loads(results["config_deepspeed"])
+    assert set(deepspeed) == {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}
+    micro, steps = deepspeed["train_micro_batch_size_per_gpu"], deepspeed["gradient_accumulation_steps"]
+    assert deepspeed["train_batch_size"] == micro * steps * int(gpus) == effective
+
+    def keywords(source: str, function: str) -> dict[str, Any]:
+        tree = ast.parse(source)  # also proves that the snippet is valid Python
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == function]
+        assert len(calls) == 1, function
+        return {k.arg: ast.literal_eval(k.value) for k in calls[0].keywords if k.arg}
+
+    hf = keywords(results["config_hf"], "TrainingArguments")
+    assert (hf["per_device_train_batch_size"], hf["gradient_accumulation_steps"]) == (micro, steps)
+    lightning = keywords(results["config_lightning"], "Trainer")
+    assert (lightning["devices"], lightning["accumulate_grad_batches"]) == (int(gpus), steps)
+    assert keywords(results["config_lightning"], "DataLoader")["batch_size"] == micro
+    accelerate = keywords(results["config_accelerate"], "Accelerator")
+    assert accelerate == {"gradient_accumulation_steps": steps}
+    assert f"--num_processes {gpus}" in results["config_accelerate"]
+
+
+@pytest.mark.parametrize(("steps", "points"), [("8", 16), ("1", 8), ("3", 8), ("40", 64), ("500", 64)])
+def test_chart_points_and_flat_memory(steps: str, points: int) -> None:
+    svg = ET.fromstring(str(respond(request(ACC, accumulation_steps=steps))["chart"]))
+    ns = "{http://www.w3.org/2000/svg}"
+    lines = {line.get("data-series"): line.get("points", "").split() for line in svg.iter(f"{ns}polyline")}
+    assert len(lines["batch"]) == len(lines["memory"]) == points
+    memory_y = {p.split(",")[1] for p in lines["memory"]}
+    assert len(memory_y) == 1  # flat
+    batch_y = [float(p.split(",")[1]) for p in lines["batch"]]
+    assert batch_y == sorted(batch_y, reverse=True)  # rising (SVG y grows downwards)
+    desc = svg.find(f"{ns}desc")
+    assert desc is not None and "resta 2 GB" in (desc.text or "")
+
+
+@pytest.mark.parametrize(("unit", "activation", "memory"), [("MB", "500", "2.000 MB"), ("GiB", "0,5", "2 GiB"),
+                                                             ("GB", "0,5", "2 GB")])
+def test_units_follow_the_choice(unit: str, activation: str, memory: str) -> None:
+    results = respond(request(ACC, activation_unit=unit, activation_per_sample_gb=activation))["results"]
+    assert results["activation_memory"] == memory  # type: ignore[index]
+
+
+def test_optional_extras() -> None:
+    results = respond(request(ACC, dataset_size="100.000", sequence_length="4096"))["results"]
+    assert results["steps_per_epoch"] == "3.125"  # type: ignore[index]
+    assert results["tokens_per_step"] == "131.072"  # type: ignore[index]
+    results = respond(request(ACC, dataset_size="100"))["results"]
+    assert results["steps_per_epoch"] == "4"  # type: ignore[index]  # 100 / 32, rounded up
+    assert results["tokens_per_step"] == "—"  # type: ignore[index]

@@ -1,0 +1,24 @@
+"""A quick run of the benchmark, so that it keeps working (its numbers are not judged here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def test_benchmark_smoke_run(site_dir: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    import bench
+
+    report = bench.run(runs=1, edits=5, pages=["accumulo-del-gradiente", "riferimento"], built=site_dir,
+                       browser=browser)
+    ours = report["loopback"]["accumulo-del-gradiente"]
+    assert ours["ready_cold_ms"]["median"] > 0 and ours["ready_warm_ms"]["median"] > 0
+    assert ours["first_paint_with_results_ms"]["median"] > 0
+    assert ours["input_to_result_ms"]["edits"] == 5
+    assert ours["first_visit_bytes"]["raw"] > ours["first_visit_bytes"]["gzip"] > 1_000_000
+    assert ours["ratio_to_reference_cold"] > 0
+    assert report["throttled_40mbit_20ms"]["riferimento"]["ready_cold_ms"]["median"] > 0
+    assert "| accumulo-del-gradiente |" in bench.table(report)

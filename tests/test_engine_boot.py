@@ -1,0 +1,64 @@
+"""The worker's two ways to start: the build-time snapshot, and a normal boot when it cannot be used."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .conftest import Server, Watch, watch_page, watched_context
+from .pages import READY_TIMEOUT, calculator, output
+
+pytestmark = pytest.mark.browser
+SNAPSHOT = "**/engine/*/snapshot.bin.gz"
+
+
+@pytest.fixture
+def engine_page(browser, server: Server) -> Iterator[Page]:  # type: ignore[no-untyped-def]
+    watch = Watch()
+    context = watched_context(browser, server.host, watch, service_workers="block")
+    page = context.new_page()
+    watch_page(page, watch)
+    yield page
+    context.close()
+    assert watch.page_errors == [] and watch.foreign_requests == []
+
+
+def starts_and_computes(page: Page, server: Server, boot: str) -> None:
+    page.goto(server.url + "accumulo-del-gradiente/")
+    form = calculator(page, "accumulo-del-gradiente")
+    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    expect(form).to_have_attribute("data-engine-boot", boot)
+    form.locator('[name="data_parallel_gpus"]').fill("4")
+    expect(output(form, "effective_batch")).to_have_text("128")
+
+
+def test_restores_the_snapshot(engine_page: Page, server: Server) -> None:
+    starts_and_computes(engine_page, server, "snapshot")
+
+
+def test_missing_snapshot_falls_back_to_a_normal_boot(engine_page: Page, server: Server) -> None:
+    engine_page.route(SNAPSHOT, lambda route: route.fulfill(status=404, body="not found"))
+    starts_and_computes(engine_page, server, "normal")
+
+
+def test_corrupted_snapshot_falls_back_to_a_normal_boot(engine_page: Page, server: Server) -> None:
+    engine_page.route(SNAPSHOT, lambda route: route.fulfill(status=200, body=gzip.compress(b"\0" * 4096)))
+    starts_and_computes(engine_page, server, "normal")
+
+
+def test_stale_snapshot_is_refused(engine_page: Page, server: Server) -> None:
+    def other_lock(route) -> None:  # type: ignore[no-untyped-def]
+        response = route.fetch()
+        route.fulfill(response=response, body=response.text().replace('"sha256": "', '"sha256": "0'))
+
+    # A lock whose wheel differs from the one the snapshot was made from: the snapshot is stale.
+    engine_page.route("**/engine/*/pyodide-lock.json", other_lock)
+    engine_page.goto(server.url + "accumulo-del-gradiente/")
+    form = calculator(engine_page, "accumulo-del-gradiente")
+    # The normal boot then verifies the real wheel against that lock, and fails loudly instead of
+    # running code it cannot vouch for.
+    expect(form).to_have_attribute("data-state", "error", timeout=READY_TIMEOUT)
+    expect(output(form, "effective_batch")).to_have_text("32")
