@@ -45,7 +45,7 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None) -> str:
     mode = calc.mode(values)
     mode_attribute = f' data-mode-field="{_a(calc.mode_field)}"' if calc.mode_field else ""
     parts = [
-        f'<form class="calc{" calc--wide" if calc.chart else ""}" data-calculator="{_a(calc.id)}" data-state="loading"'
+        f'<form class="calc" data-calculator="{_a(calc.id)}" data-state="loading"'
         f'{mode_attribute} novalidate aria-labelledby="{_a(calc.id)}--titolo-input">',
         '<div class="calc__inputs">',
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-input">Dati di input</h2>',
@@ -146,12 +146,14 @@ def _results(calc: Calculator, evaluation: Evaluation) -> str:
     shown = [r for r in calc.results if r.format is not Format.CODE]
     rows = "".join(_result_row(r, evaluation.results.get(r.id, "—"), mode) for r in shown)
     chart = f'<div class="calc__chart" data-chart>{evaluation.chart}</div>' if calc.chart else ""
+    more = chart + _snippets(calc, evaluation)
     return (
         f'<section class="calc__results" aria-labelledby="{_a(calc.id)}--titolo-risultati">'
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-risultati">Risultati</h2>'
         '<div class="calc__live" aria-live="polite">'
         f'<p class="calc__message" data-message>{_t(evaluation.message)}</p>'
-        f'<dl class="calc__outputs">{rows}</dl></div>{chart}{_snippets(calc, evaluation)}</section>'
+        f'<dl class="calc__outputs">{rows}</dl></div></section>'
+        + (f'<div class="calc__more">{more}</div>' if more else "")
     )
 
 

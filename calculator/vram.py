@@ -101,7 +101,7 @@ def chart(values: Values, outputs: Outputs) -> str:
 
 
 def _options() -> tuple[Option, ...]:
-    return tuple(Option(key, f"{r.label} ({r.total} B/parametro)") for key, r in RECIPES.items())
+    return tuple(Option(key, f"{r.label} ({r.total} B/param.)") for key, r in RECIPES.items())
 
 
 CALCULATOR = Calculator(
