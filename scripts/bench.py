@@ -219,9 +219,11 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=200)
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "bench.json")
     parser.add_argument("--smoke", action="store_true", help="one quick run of one page and the reference")
+    parser.add_argument("--pages", nargs="*", choices=list(PAGES), help="only these pages")
+    parser.add_argument("--site", type=Path, help="an already built site to measure")
     args = parser.parse_args()
     smoke = ["accumulo-del-gradiente", "riferimento"]
-    report = run(1, 5, smoke) if args.smoke else run(args.runs, args.edits)
+    report = run(1, 5, smoke) if args.smoke else run(args.runs, args.edits, args.pages, args.site)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(table(report))

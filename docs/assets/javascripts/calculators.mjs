@@ -191,16 +191,20 @@ function mount(form) {
 
   const retry = form.querySelector("[data-retry]");
   if (retry) retry.addEventListener("click", startEngine);
+  let addressTimer = 0;
   const onEdit = () => {
     applyMode(form);
     applyUnits(form);
-    writeAddress(form);
     update();
+    // Rewriting the address is slow-ish and rate-limited by browsers: do it once typing pauses.
+    clearTimeout(addressTimer);
+    addressTimer = setTimeout(() => writeAddress(form), 250);
   };
   form.addEventListener("input", onEdit);
   form.addEventListener("change", onEdit);
   form.addEventListener("submit", (event) => event.preventDefault());
   form.addEventListener("reset", () => {
+    clearTimeout(addressTimer);
     setTimeout(() => { // the browser restores the default values after this event
       applyMode(form);
       applyUnits(form);
@@ -216,7 +220,11 @@ function mount(form) {
       return copyText(copy, source ? source.textContent : "");
     }
     const link = target && target.closest("[data-copy-link]");
-    if (link) return copyText(link, location.href);
+    if (link) {
+      clearTimeout(addressTimer);
+      writeAddress(form);
+      return copyText(link, location.href);
+    }
     const preset = target && target.closest("[data-preset]");
     if (!preset) return;
     for (const [name, value] of Object.entries(JSON.parse(preset.dataset.preset))) {
