@@ -2,7 +2,7 @@
 
 Builds nothing: serve the site first or let scripts/lighthouse do it. Prints a
 Markdown table and writes reports/lighthouse.json. Not a CI gate.
-Usage: python scripts/lighthouse.py BASE_URL
+Usage: python scripts/lighthouse.py BASE_URL [desktop|mobile]
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ FLAGS = ("--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-ru
          " --disable-component-update --disable-sync --disable-dev-shm-usage")
 
 
-def audit(url: str) -> dict[str, int]:
+def audit(url: str, preset: str) -> dict[str, int]:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         subprocess.run(
             [str(ROOT / "node_modules" / ".bin" / "lighthouse"), url, "--quiet", "--output=json",
              f"--output-path={report}", f"--only-categories={','.join(CATEGORIES)}",
-             "--chrome-path=/usr/bin/chromium", f"--chrome-flags={FLAGS}", "--preset=desktop"],
+             "--chrome-path=/usr/bin/chromium", f"--chrome-flags={FLAGS}",
+             *(["--preset=desktop"] if preset == "desktop" else [])],
             check=True,
         )
         data = json.loads(report.read_text())
@@ -35,12 +36,14 @@ def audit(url: str) -> dict[str, int]:
 
 def main() -> None:
     base = sys.argv[1]
-    scores = {page or "/": audit(base + page) for page in PAGES}
+    preset = sys.argv[2] if len(sys.argv) > 2 else "desktop"
+    scores = {page or "/": audit(base + page, preset) for page in PAGES}
+    print(f"Lighthouse, {preset} preset")
     print("| page | " + " | ".join(CATEGORIES) + " |")
     print("|---|" + "---:|" * len(CATEGORIES))
     for page, result in scores.items():
         print(f"| `{page}` | " + " | ".join(str(result[c]) for c in CATEGORIES) + " |")
-    out = ROOT / "reports" / "lighthouse.json"
+    out = ROOT / "reports" / f"lighthouse-{preset}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(scores, indent=1) + "\n")
 
