@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from content_security import add_meta_policy, policy
 from host_headers import write_host_headers
+from precompress import precompress
 from prepare_engine import ROOT, prepare_engine
 from service_worker import write_service_worker
 from theme_fixes import apply_theme_fixes
@@ -33,6 +34,7 @@ def build(site: Path) -> None:
     add_meta_policy(site)
     write_service_worker(site)
     write_host_headers(site, csp)
+    precompress(site)
 
 
 if __name__ == "__main__":

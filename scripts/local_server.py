@@ -1,13 +1,17 @@
 """A loopback HTTP server for the built site, as a static host would serve it.
 
-Used by the tests and the benchmark: it sends the site's own headers (from
-``_headers``, so the Content-Security-Policy applies), can serve under a path
-prefix, delay chosen files, or throttle every response to a network profile.
+Used by scripts/serve, the tests and the benchmark: it sends the site's own
+headers (from ``_headers``, so the Content-Security-Policy applies) and the
+precompressed ``.gz`` copies to browsers that accept gzip; it can serve under a
+path prefix, delay chosen files, or throttle every response to a network profile.
+
+Run as a script: ``python scripts/local_server.py DIRECTORY PORT``.
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import threading
 import time
 from dataclasses import dataclass
@@ -38,7 +42,29 @@ class _Handler(SimpleHTTPRequestHandler):
                 time.sleep(seconds)
         if self.throttle:
             time.sleep(self.throttle.round_trip_seconds)
-        super().do_GET()
+        if not self.send_precompressed():
+            super().do_GET()
+
+    def send_precompressed(self) -> bool:
+        """Send ``file.gz`` for ``file`` when the browser accepts gzip, as static hosts do."""
+        if "gzip" not in self.headers.get("Accept-Encoding", ""):
+            return False
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        packed = path.with_name(path.name + ".gz")
+        if not (path.is_file() and packed.is_file()):
+            return False
+        body = packed.read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Last-Modified", self.date_time_string(int(path.stat().st_mtime)))
+        self.end_headers()
+        self.copyfile(io.BytesIO(body), self.wfile)
+        return True
 
     def copyfile(self, source, outputfile) -> None:  # type: ignore[no-untyped-def]
         try:
@@ -99,16 +125,28 @@ def site_headers(directory: Path) -> dict[str, str]:
 
 
 def serve(
-    directory: Path, prefix: str = "/", delays: dict[str, float] | None = None, throttle: Throttle | None = None
+    directory: Path, prefix: str = "/", delays: dict[str, float] | None = None, throttle: Throttle | None = None,
+    port: int = 0,
 ) -> Server:
     """Serve ``directory`` on a free loopback port, under ``prefix``, with the site's own headers."""
     attributes = {"prefix": prefix, "site_headers": site_headers(directory), "delays": delays or {},
                   "throttle": throttle}
     handler_class = type("Handler", (_Handler,), attributes)
     handler = functools.partial(handler_class, directory=str(directory))
-    httpd = _QuietServer(("127.0.0.1", 0), handler)
+    httpd = _QuietServer(("127.0.0.1", port), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     host = f"127.0.0.1:{httpd.server_address[1]}"
     return Server(f"http://{host}{prefix}", host, httpd)
 
 
+
+
+if __name__ == "__main__":
+    import sys
+
+    running = serve(Path(sys.argv[1]), port=int(sys.argv[2]))
+    print(f"[serve] {running.url}  (Ctrl+C to stop)", file=sys.stderr)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        running.stop()
