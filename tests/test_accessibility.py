@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from calculator import CALCULATORS
 
 from .conftest import ROOT, Server, Watch, assert_clean, watch_page, watched_context
-from .pages import READY_TIMEOUT, calculator, output
+from .pages import READY_TIMEOUT, calculator, open_ready, output
 
 pytestmark = pytest.mark.browser
 AXE = (ROOT / "node_modules" / "axe-core" / "axe.min.js").read_text()
@@ -71,9 +71,7 @@ def tab_to(page: Page, selector: str, limit: int = 80) -> None:
 
 
 def test_gradient_accumulation_by_keyboard(page: Page, server: Server) -> None:
-    page.goto(server.url + "accumulo-del-gradiente/")
-    form = calculator(page, "accumulo-del-gradiente")
-    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    form = open_ready(page, server, "accumulo-del-gradiente")
     tab_to(page, '[name="micro_batch"]')
     assert focus_ring(page) not in {"", "none"}
     page.keyboard.press("Control+A")
@@ -88,9 +86,7 @@ def test_gradient_accumulation_by_keyboard(page: Page, server: Server) -> None:
 
 
 def test_vram_by_keyboard(page: Page, server: Server) -> None:
-    page.goto(server.url + "vram-addestramento-llm/")
-    form = calculator(page, "vram-addestramento-llm")
-    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    form = open_ready(page, server, "vram-addestramento-llm")
     tab_to(page, '[name="optimizer"]')
     assert focus_ring(page) not in {"", "none"}
     page.keyboard.press("ArrowDown")  # next option: AdamW with fp32 gradients
@@ -98,9 +94,7 @@ def test_vram_by_keyboard(page: Page, server: Server) -> None:
 
 
 def test_lora_by_keyboard(page: Page, server: Server) -> None:
-    page.goto(server.url + "parametri-lora/")
-    form = calculator(page, "parametri-lora")
-    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    form = open_ready(page, server, "parametri-lora")
     tab_to(page, "button[data-preset]")
     assert focus_ring(page) not in {"", "none"}
     page.keyboard.press("Tab")
@@ -114,9 +108,7 @@ def test_lora_by_keyboard(page: Page, server: Server) -> None:
 
 
 def test_results_region_is_announced(page: Page, server: Server) -> None:
-    page.goto(server.url + "accumulo-del-gradiente/")
-    form = calculator(page, "accumulo-del-gradiente")
-    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    form = open_ready(page, server, "accumulo-del-gradiente")
     live = form.locator("[aria-live=polite]")
     assert live.count() == 1
     assert live.locator("output[data-output]").count() >= 2 and live.locator("[data-message]").count() == 1

@@ -111,13 +111,23 @@ def use_calculator(page: Page, calculator_id: str) -> None:
     expect(output(form, result)).to_have_text(expected)
 
 
-@pytest.mark.browser
-def test_works_offline_after_one_visit(browser, own_server: tuple[Server, Path]) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def own_page(browser, own_server: tuple[Server, Path]) -> Iterator[Page]:  # type: ignore[no-untyped-def]
+    """A page of a context of its own, watched like the ``page`` fixture, on ``own_server``."""
     server, _ = own_server
     watch = Watch()
     context = watched_context(browser, server.host, watch)
     page = context.new_page()
     watch_page(page, watch)
+    yield page
+    context.close()
+    assert_clean(watch)
+
+
+@pytest.mark.browser
+def test_works_offline_after_one_visit(own_page: Page, own_server: tuple[Server, Path]) -> None:
+    server, _ = own_server
+    page = own_page
     open_ready(page, server, "accumulo-del-gradiente")
     wait_for_service_worker(page)
     server.stop()
@@ -131,19 +141,12 @@ def test_works_offline_after_one_visit(browser, own_server: tuple[Server, Path])
     search.click()
     search.press_sequentially("parametri", delay=30)
     expect(page.locator(".md-search-result__item").first).to_be_visible(timeout=20_000)
-    context.close()
-    assert_clean(watch)
 
 
 @pytest.mark.browser
-def test_new_version_is_offered_and_replaces_the_old_cache(  # type: ignore[no-untyped-def]
-    browser, own_server: tuple[Server, Path]
-) -> None:
+def test_new_version_is_offered_and_replaces_the_old_cache(own_page: Page, own_server: tuple[Server, Path]) -> None:
     server, copy = own_server
-    watch = Watch()
-    context = watched_context(browser, server.host, watch)
-    page = context.new_page()
-    watch_page(page, watch)
+    page = own_page
     open_ready(page, server, "parametri-lora")
     wait_for_service_worker(page)
     old = page.evaluate("caches.keys()")
@@ -158,8 +161,6 @@ def test_new_version_is_offered_and_replaces_the_old_cache(  # type: ignore[no-u
         notice.get_by_role("button", name="Ricarica").click()
     page.wait_for_function("caches.keys().then((k) => k.length === 1 && k[0] === 'calcolatori-0000000000000000')")
     assert old != ["calcolatori-0000000000000000"]
-    context.close()
-    assert_clean(watch)
 
 
 @pytest.mark.browser
