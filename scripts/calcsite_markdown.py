@@ -17,6 +17,7 @@ extensions (MkDocs, Zensical) builds the same pages.
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Decimal
 from typing import Any
@@ -26,7 +27,7 @@ from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
 
 from calculator import CALCULATORS, get
-from calculator.evaluate import evaluate
+from calculator.evaluate import Evaluation, evaluate
 from calculator.numbers import format_decimal
 from calculator.render import render
 
@@ -39,13 +40,19 @@ INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)\$")
 ITALIAN_NUMBER = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d+,\d+")
 
 
-def figure(calculator_id: str, example: str, key: str, bare: bool = False) -> str:
-    """A figure of a named example, formatted as the page shows it."""
+@functools.cache
+def example_evaluation(calculator_id: str, example: str) -> Evaluation:
+    """A named example of a calculator, computed once per build however many figures quote it."""
     calc = get(calculator_id)
-    texts = {**calc.defaults, **calc.examples[example]}
-    evaluation = evaluate(calc, texts)
+    evaluation = evaluate(calc, {**calc.defaults, **calc.examples[example]})
     if evaluation.status != "ok":
         raise ValueError(f"example {calculator_id}:{example} does not compute: {evaluation.errors}")
+    return evaluation
+
+
+def figure(calculator_id: str, example: str, key: str, bare: bool = False) -> str:
+    """A figure of a named example, formatted as the page shows it."""
+    evaluation = example_evaluation(calculator_id, example)
     if key in evaluation.results:
         value = evaluation.outputs[key]
         return format_decimal(value) if bare and isinstance(value, Decimal) else evaluation.results[key]

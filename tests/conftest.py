@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -92,12 +93,20 @@ def assert_clean(watch: Watch) -> None:
     assert watch.csp_violations == [], "Content-Security-Policy violations"
 
 
-@pytest.fixture
-def page(browser, server: Server, watch: Watch):  # type: ignore[no-untyped-def]
-    """A fresh page; the test fails if it raised an error or asked another host for anything."""
-    context = watched_context(browser, server.host, watch)
+@contextmanager
+def watched_page(browser, host: str, watch: Watch | None = None):  # type: ignore[no-untyped-def]
+    """A page in a fresh context; on exit, fails on page errors, CSP violations or other hosts asked."""
+    watch = watch or Watch()
+    context = watched_context(browser, host, watch)
     new_page = context.new_page()
     watch_page(new_page, watch)
     yield new_page
     context.close()
     assert_clean(watch)
+
+
+@pytest.fixture
+def page(browser, server: Server, watch: Watch):  # type: ignore[no-untyped-def]
+    """A fresh page; the test fails if it raised an error or asked another host for anything."""
+    with watched_page(browser, server.host, watch) as new_page:
+        yield new_page

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from calculator import CALCULATORS
 
-from .conftest import Server, Watch, assert_clean, serve, watch_page, watched_context
+from .conftest import Server, Watch, assert_clean, serve, watch_page, watched_context, watched_page
 from .pages import READY_TIMEOUT, calculator, open_ready, output
 
 # One input change per calculator and the result it must produce.
@@ -114,14 +114,8 @@ def use_calculator(page: Page, calculator_id: str) -> None:
 @pytest.fixture
 def own_page(browser, own_server: tuple[Server, Path]) -> Iterator[Page]:  # type: ignore[no-untyped-def]
     """A page of a context of its own, watched like the ``page`` fixture, on ``own_server``."""
-    server, _ = own_server
-    watch = Watch()
-    context = watched_context(browser, server.host, watch)
-    page = context.new_page()
-    watch_page(page, watch)
-    yield page
-    context.close()
-    assert_clean(watch)
+    with watched_page(browser, own_server[0].host) as page:
+        yield page
 
 
 @pytest.mark.browser
