@@ -4,7 +4,9 @@ Plain Python-Markdown, no MkDocs hook, so any tool that runs Markdown
 extensions (MkDocs, Zensical) builds the same pages.
 
 * A line ``[[calcolatore <id>]]`` becomes the calculator's form with its
-  default results, rendered by the ``calculator`` package.
+  default results, rendered by the ``calculator`` package, preceded by a
+  tiny inline script (``engine_start.js``) that starts the engine's worker
+  while the page is still being parsed.
 * ``[[da-provare-dopo <id>]]`` lists the site's other calculators, and
   ``[[schede]]`` shows them all as cards, with titles and summaries taken
   from the package.
@@ -18,8 +20,10 @@ extensions (MkDocs, Zensical) builds the same pages.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from latex2mathml.converter import convert
@@ -38,6 +42,7 @@ FIGURE = re.compile(r"\{\{\s*([a-z0-9-]+):([a-z0-9_]+):([a-z0-9_]+)(:numero)?\s*
 DISPLAY_MATH = re.compile(r"^\$\$(.+?)\$\$\s*$")
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)\$")
 ITALIAN_NUMBER = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d+,\d+")
+ENGINE_START = Path(__file__).with_name("engine_start.js")
 
 
 @functools.cache
@@ -74,6 +79,15 @@ def mathml(latex: str, display: bool) -> str:
     return markup
 
 
+@functools.cache
+def engine_start() -> str:
+    """The inline script that starts the engine's worker early, without its leading comment (the build
+    adds its hash to the Content-Security-Policy)."""
+    lines = ENGINE_START.read_text(encoding="utf-8").splitlines(keepends=True)
+    code = "".join(itertools.dropwhile(lambda line: line.startswith("//"), lines))
+    return f"<script>\n{code}</script>\n"
+
+
 def sibling_links(calculator_id: str) -> list[str]:
     """Markdown list of the other calculators; MkDocs checks and rewrites the links."""
     get(calculator_id)
@@ -96,7 +110,7 @@ class CalculatorPreprocessor(Preprocessor):
         for line in lines:
             line = FIGURE.sub(lambda m: figure(m[1], m[2], m[3], bool(m[4])), line)
             if directive := DIRECTIVE.match(line):
-                out.extend(["", self.md.htmlStash.store(render(get(directive[1]))), ""])
+                out.extend(["", self.md.htmlStash.store(engine_start() + render(get(directive[1]))), ""])
             elif siblings := SIBLINGS.match(line):
                 out.extend(["", *sibling_links(siblings[1]), ""])
             elif CARDS.match(line):

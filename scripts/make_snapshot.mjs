@@ -1,7 +1,8 @@
 // Make a Pyodide memory snapshot with the calculator package already imported,
 // from the same pinned runtime and wheel that the site ships.
 // Usage: node scripts/make_snapshot.mjs <engine dir>
-// Writes <engine dir>/snapshot.bin.gz. The wheel's sha256 is stored inside the
+// Writes <engine dir>/snapshot.csn1.gz (format: docs/assets/javascripts/snapshot-file.mjs).
+// The wheel's sha256 is stored inside the
 // snapshot (calculator._wheel_sha256) so that the worker can refuse a stale one.
 //
 // loadPackage() leaves JavaScript references that a snapshot cannot hold, so
@@ -9,6 +10,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
+
+import { packSnapshot } from "../docs/assets/javascripts/snapshot-file.mjs";
 
 const engineDir = path.resolve(process.argv[2]) + path.sep;
 const lock = JSON.parse(readFileSync(engineDir + "pyodide-lock.json", "utf8"));
@@ -23,5 +26,6 @@ import calculator, calculator.api
 calculator._wheel_sha256 = "${entry.sha256}"
 `);
 const snapshot = pyodide.makeMemorySnapshot();
-writeFileSync(engineDir + "snapshot.bin.gz", gzipSync(snapshot, { level: 9 }));
-console.log(`snapshot: ${snapshot.length} bytes`);
+const packed = packSnapshot(snapshot);
+writeFileSync(engineDir + "snapshot.csn1.gz", gzipSync(packed, { level: 9 }));
+console.log(`snapshot: ${snapshot.length} bytes, ${packed.length} without its zero pages`);

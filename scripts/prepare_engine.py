@@ -9,7 +9,8 @@ Output, under ``docs/assets/engine/<pyodide version>/``:
 * ``pyodide-lock.json``: the shipped lock's ``info`` block plus our wheel,
   added by pyodide-build's ``pyodide lockfile add-wheels``, then trimmed to our
   package so that the browser can never ask for a wheel we do not serve;
-* ``snapshot.bin.gz``: a Pyodide memory snapshot with the package imported,
+* ``snapshot.csn1.gz``: a Pyodide memory snapshot with the package imported,
+  without its zero pages (format: ``docs/assets/javascripts/snapshot-file.mjs``),
   made in Node by ``scripts/make_snapshot.mjs`` (the worker restores it in a
   fraction of a second, and boots normally if it cannot).
 """

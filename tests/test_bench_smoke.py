@@ -12,7 +12,7 @@ pytestmark = pytest.mark.browser
 def test_benchmark_smoke_run(site_dir: Path, browser) -> None:  # type: ignore[no-untyped-def]
     import bench
 
-    report = bench.run(runs=1, edits=5, pages=["accumulo-del-gradiente", "riferimento"], built=site_dir,
+    report = bench.run(runs=1, edits=5, pages=["accumulo-del-gradiente", "riferimento"], built=site_dir, settle_ms=0,
                        browser=browser)
     ours = report["loopback"]["accumulo-del-gradiente"]
     assert ours["ready_cold_ms"]["median"] > 0 and ours["ready_warm_ms"]["median"] > 0

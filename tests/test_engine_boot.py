@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import re
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -12,7 +14,7 @@ from .conftest import Server, Watch, watch_page, watched_context
 from .pages import READY_TIMEOUT, calculator, output
 
 pytestmark = pytest.mark.browser
-SNAPSHOT = "**/engine/*/snapshot.bin.gz"
+SNAPSHOT = "**/engine/*/snapshot.csn1.gz"
 
 
 @pytest.fixture
@@ -62,3 +64,52 @@ def test_stale_snapshot_is_refused(engine_page: Page, server: Server) -> None:
     # running code it cannot vouch for.
     expect(form).to_have_attribute("data-state", "error", timeout=READY_TIMEOUT)
     expect(output(form, "effective_batch")).to_have_text("32")
+
+
+def engine_workers(page: Page) -> list[str]:
+    return [worker.url for worker in page.workers if worker.url.endswith("/engine-worker.mjs")]
+
+
+RECORD_WORKERS = """
+window.__workers = [];
+const Original = window.Worker;
+window.Worker = class extends Original {
+  constructor(url, options) {
+    super(url, options);
+    const script = document.currentScript;
+    window.__workers.push({ url: String(url), state: document.readyState, inline: !!script && !script.src });
+  }
+};
+"""
+
+
+def test_the_inline_script_starts_the_one_engine_worker(engine_page: Page, server: Server) -> None:
+    engine_page.add_init_script(RECORD_WORKERS)
+    starts_and_computes(engine_page, server, "snapshot")
+    assert len(engine_workers(engine_page)) == 1
+    (started,) = [w for w in engine_page.evaluate("window.__workers") if w["url"].endswith("/engine-worker.mjs")]
+    # Started by the inline script while the page was still being parsed, before the page's module script.
+    assert started["inline"] and started["state"] == "loading"
+
+
+def test_messages_sent_before_the_page_script_runs_are_kept(engine_page: Page, server: Server) -> None:
+    def late(route) -> None:  # type: ignore[no-untyped-def]
+        time.sleep(4)  # the engine is ready before the page's script can listen to it
+        route.continue_()
+
+    engine_page.route("**/calculators.mjs", late)
+    starts_and_computes(engine_page, server, "snapshot")
+    assert len(engine_workers(engine_page)) == 1
+
+
+def test_without_the_inline_script_the_page_starts_the_engine(engine_page: Page, server: Server) -> None:
+    def without_start(route) -> None:  # type: ignore[no-untyped-def]
+        response = route.fetch()
+        html = re.sub(r"<script>\s*\(\(\) => \{\s*if \(window\.calcEngineStart.*?</script>", "", response.text(),
+                      flags=re.S)
+        assert "calcEngineStart" not in html
+        route.fulfill(response=response, body=html)
+
+    engine_page.route("**/accumulo-del-gradiente/", without_start)
+    starts_and_computes(engine_page, server, "snapshot")
+    assert len(engine_workers(engine_page)) == 1

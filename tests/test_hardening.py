@@ -130,7 +130,7 @@ def test_engine_file_corrupted(fault_context: tuple[Page, Watch], server: Server
 def test_calculator_wheel_corrupted(fault_context: tuple[Page, Watch], server: Server) -> None:
     page, _ = fault_context
     # Without the snapshot the engine boots normally and needs the wheel.
-    page.route("**/engine/*/snapshot.bin.gz", lambda route: route.fulfill(status=404, body="not found"))
+    page.route("**/engine/*/snapshot.csn1.gz", lambda route: route.fulfill(status=404, body="not found"))
     pattern = "**/engine/*/calculator-*.whl"
     page.route(pattern, lambda route: route.fulfill(status=200, body=b"PK not a wheel"))
     page.goto(server.url + "accumulo-del-gradiente/")

@@ -4,7 +4,8 @@
 // Usage: node run_in_pyodide.mjs <engine dir> <requests.json> [--snapshot]  → JSON responses on stdout.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { gunzipSync } from "node:zlib";
+
+import { unpackSnapshot } from "../../docs/assets/javascripts/snapshot-file.mjs";
 
 const [engineDir, requestsFile, mode] = process.argv.slice(2);
 const indexURL = path.resolve(engineDir) + path.sep;
@@ -12,7 +13,8 @@ const { loadPyodide } = await import(path.join(indexURL, "pyodide.mjs"));
 const options = { indexURL, lockFileURL: path.join(indexURL, "pyodide-lock.json"), stdout: () => {} };
 let pyodide;
 if (mode === "--snapshot") {
-  const snapshot = gunzipSync(await readFile(path.join(indexURL, "snapshot.bin.gz")));
+  const file = new Blob([await readFile(path.join(indexURL, "snapshot.csn1.gz"))]);
+  const snapshot = await unpackSnapshot(file.stream().pipeThrough(new DecompressionStream("gzip")));
   pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
 } else {
   pyodide = await loadPyodide(options);

@@ -34,25 +34,31 @@ function startEngine() {
   if (location.protocol === "file:") return setEngineState("file");
   stopWorker();
   setEngineState("loading");
+  // The first time, adopt the worker that the inline script before the form started.
+  const early = window.calcEngineStart;
+  window.calcEngineStart = null;
   try {
-    engine.worker = new Worker(WORKER_URL, { type: "module" });
+    engine.worker = early ? early.worker : new Worker(WORKER_URL, { type: "module" });
   } catch {
     return fail();
   }
   engine.timer = setTimeout(fail, BOOT_TIMEOUT_MS);
-  engine.worker.addEventListener("message", ({ data }) => {
-    if (data.type === "ready") {
-      engine.boot = data.boot;
-      setEngineState("ready");
-    }
-    else if (data.type === "failed") fail();
-    else if (data.type === "result") {
-      const resolve = engine.pending.get(data.id);
-      engine.pending.delete(data.id);
-      if (resolve) resolve(data.response);
-    }
-  });
+  engine.worker.addEventListener("message", ({ data }) => receive(data));
   engine.worker.addEventListener("error", fail);
+  if (early) early.release().forEach(receive);
+}
+
+function receive(data) {
+  if (data.type === "ready") {
+    engine.boot = data.boot;
+    setEngineState("ready");
+  }
+  else if (data.type === "failed") fail();
+  else if (data.type === "result") {
+    const resolve = engine.pending.get(data.id);
+    engine.pending.delete(data.id);
+    if (resolve) resolve(data.response);
+  }
 }
 
 function stopWorker() {

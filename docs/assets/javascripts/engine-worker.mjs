@@ -14,19 +14,36 @@
 
 const ENGINE = new URL("../engine/314.0.7/", import.meta.url);
 const LOCK_URL = new URL("pyodide-lock.json", ENGINE);
-const SNAPSHOT_URL = new URL("snapshot.bin.gz", ENGINE);
+const SNAPSHOT_URL = new URL("snapshot.csn1.gz", ENGINE);
+const WASM_URL = new URL("pyodide.asm.wasm", ENGINE);
 const quiet = { stdout: () => {}, stderr: () => {} };
 
 // Start every download at once; each is awaited only where it is needed.
 const pyodideModule = import(new URL("pyodide.mjs", ENGINE).href);
 import(new URL("pyodide.asm.mjs", ENGINE).href).catch(() => {}); // loadPyodide imports it later: same module, already parsed
 const lockSha = fetch(LOCK_URL).then((r) => r.json()).then((lock) => lock.packages.calculator.sha256);
+const snapshotFile = import("./snapshot-file.mjs");
 const snapshotBytes = fetch(SNAPSHOT_URL).then(async (response) => {
   if (!response.ok) throw new Error(`snapshot: HTTP ${response.status}`);
-  const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return (await snapshotFile).unpackSnapshot(response.body.pipeThrough(new DecompressionStream("gzip")));
 });
 snapshotBytes.catch(() => {}); // a missing snapshot only means a normal boot
+const compiledRuntime = WebAssembly.compileStreaming(fetch(WASM_URL));
+compiledRuntime.catch(() => {}); // then loadPyodide compiles it itself
+
+// loadPyodide compiles the runtime only once it holds the whole snapshot; hand it
+// the module compiled meanwhile (its own download of the same file is dropped).
+const instantiateStreaming = WebAssembly.instantiateStreaming;
+WebAssembly.instantiateStreaming = async (source, imports) => {
+  let module;
+  try {
+    module = await compiledRuntime;
+  } catch {
+    return instantiateStreaming(source, imports);
+  }
+  Promise.resolve(source).then((response) => response.body?.cancel(), () => {});
+  return { module, instance: await WebAssembly.instantiate(module, imports) };
+};
 
 async function fromSnapshot(loadPyodide) {
   const pyodide = await loadPyodide({

@@ -1,0 +1,29 @@
+// Start the calculator engine's worker while the page is still being parsed,
+// well before the page's module script runs (after the theme's own scripts).
+// calculators.mjs adopts this worker and the messages it has sent meanwhile.
+// Inlined before each calculator form by scripts/calcsite_markdown.py; the
+// worker's address is found from our stylesheet's, which every page links.
+(() => {
+  if (window.calcEngineStart || location.protocol === "file:") return;
+  const stylesheet = document.querySelector('link[rel="stylesheet"][href$="assets/stylesheets/calculators.css"]');
+  if (!stylesheet) return;
+  try {
+    const worker = new Worker(new URL("../javascripts/engine-worker.mjs", stylesheet.href), { type: "module" });
+    const early = [];
+    const keep = ({ data }) => early.push(data);
+    const failed = (event) => {
+      event.preventDefault(); // handled: the page shows its own message
+      early.push({ type: "failed", reason: "worker error" });
+    };
+    worker.addEventListener("message", keep);
+    worker.addEventListener("error", failed);
+    const release = () => {
+      worker.removeEventListener("message", keep);
+      worker.removeEventListener("error", failed);
+      return early;
+    };
+    window.calcEngineStart = { worker, release };
+  } catch {
+    // calculators.mjs starts the worker itself
+  }
+})();
