@@ -22,3 +22,8 @@ def test_benchmark_smoke_run(site_dir: Path, browser) -> None:  # type: ignore[n
     assert ours["ratio_to_reference_cold"] > 0
     assert report["throttled_40mbit_20ms"]["riferimento"]["ready_cold_ms"]["median"] > 0
     assert "| accumulo-del-gradiente |" in bench.table(report)
+    # The long tasks are attributed (our scripts or not), and every target gets a verdict.
+    assert ours["long_tasks_during_load"]["our_longest_script_ms"] >= 0
+    assert ours["long_tasks_during_load"]["caused_by_our_scripts"] >= 0
+    assert [name for name, _, _ in bench.TARGETS] == list(report["targets"])
+    assert all(isinstance(verdict["met"], bool) for verdict in report["targets"].values())

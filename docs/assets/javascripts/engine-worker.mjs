@@ -16,12 +16,14 @@ const ENGINE = new URL("../engine/314.0.7/", import.meta.url);
 const LOCK_URL = new URL("pyodide-lock.json", ENGINE);
 const SNAPSHOT_URL = new URL("snapshot.csn1.gz", ENGINE);
 const WASM_URL = new URL("pyodide.asm.wasm", ENGINE);
-const quiet = { stdout: () => {}, stderr: () => {} };
+const options = { indexURL: ENGINE.href, packageBaseUrl: ENGINE.href, stdout: () => {}, stderr: () => {} };
 
 // Start every download at once; each is awaited only where it is needed.
 const pyodideModule = import(new URL("pyodide.mjs", ENGINE).href);
 import(new URL("pyodide.asm.mjs", ENGINE).href).catch(() => {}); // loadPyodide imports it later: same module, already parsed
-const lockSha = fetch(LOCK_URL).then((r) => r.json()).then((lock) => lock.packages.calculator.sha256);
+const lock = fetch(LOCK_URL).then((r) => r.json()); // read once, by us and by loadPyodide
+lock.catch(() => {});
+const lockSha = lock.then((contents) => contents.packages.calculator.sha256);
 const snapshotFile = import("./snapshot-file.mjs");
 const snapshotBytes = fetch(SNAPSHOT_URL).then(async (response) => {
   if (!response.ok) throw new Error(`snapshot: HTTP ${response.status}`);
@@ -46,16 +48,14 @@ WebAssembly.instantiateStreaming = async (source, imports) => {
 };
 
 async function fromSnapshot(loadPyodide) {
-  const pyodide = await loadPyodide({
-    indexURL: ENGINE.href, lockFileURL: LOCK_URL.href, _loadSnapshot: snapshotBytes, ...quiet,
-  });
+  const pyodide = await loadPyodide({ ...options, lockFileContents: lock, _loadSnapshot: snapshotBytes });
   const made = pyodide.runPython("import calculator; getattr(calculator, '_wheel_sha256', '')");
   if (made !== (await lockSha)) throw new Error("snapshot made from another build");
   return pyodide;
 }
 
 async function normalBoot(loadPyodide) {
-  const pyodide = await loadPyodide({ indexURL: ENGINE.href, lockFileURL: LOCK_URL.href, ...quiet });
+  const pyodide = await loadPyodide({ ...options, lockFileContents: lock });
   await pyodide.loadPackage("calculator", { messageCallback: () => {}, errorCallback: () => {} });
   return pyodide;
 }
