@@ -3,7 +3,7 @@
 Used by scripts/serve, the tests and the benchmark: it sends the site's own
 headers (from ``_headers``, so the Content-Security-Policy applies) and the
 precompressed ``.gz`` copies to browsers that accept gzip; it can serve under a
-path prefix, delay chosen files, or throttle every response to a network profile.
+path prefix, delay chosen files, or throttle its responses to a network profile (one link, shared).
 
 Run as a script: ``python scripts/local_server.py DIRECTORY PORT``.
 """
@@ -27,6 +27,23 @@ class Throttle:
     round_trip_seconds: float
 
 
+class _Link:
+    """One network link, shared by every response of a server: their chunks queue for its bandwidth."""
+
+    def __init__(self, bytes_per_second: float) -> None:
+        self.bytes_per_second = bytes_per_second
+        self.lock = threading.Lock()
+        self.free_at = 0.0
+
+    def send(self, size: int) -> None:
+        """Wait until a chunk of ``size`` bytes has gone through the link."""
+        with self.lock:
+            start = max(time.monotonic(), self.free_at)
+            self.free_at = start + size / self.bytes_per_second
+            done = self.free_at
+        time.sleep(max(0.0, done - time.monotonic()))
+
+
 class _Handler(SimpleHTTPRequestHandler):
     """Serves a directory, optionally under a path prefix (as a sub-path host would)."""
 
@@ -35,6 +52,7 @@ class _Handler(SimpleHTTPRequestHandler):
     delays: dict[str, float] = {}  # noqa: RUF012 - path suffix → seconds to wait before answering
 
     throttle: Throttle | None = None
+    link: _Link | None = None
 
     def do_GET(self) -> None:
         for suffix, seconds in self.delays.items():
@@ -68,12 +86,12 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def copyfile(self, source, outputfile) -> None:  # type: ignore[no-untyped-def]
         try:
-            if not self.throttle:
+            if not self.link:
                 return super().copyfile(source, outputfile)
             chunk = 16 * 1024
             while data := source.read(chunk):
+                self.link.send(len(data))
                 outputfile.write(data)
-                time.sleep(len(data) / self.throttle.bytes_per_second)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the browser went away (page closed, request cancelled): nothing to report
         return None
@@ -130,7 +148,7 @@ def serve(
 ) -> Server:
     """Serve ``directory`` on a free loopback port, under ``prefix``, with the site's own headers."""
     attributes = {"prefix": prefix, "site_headers": site_headers(directory), "delays": delays or {},
-                  "throttle": throttle}
+                  "throttle": throttle, "link": _Link(throttle.bytes_per_second) if throttle else None}
     handler_class = type("Handler", (_Handler,), attributes)
     handler = functools.partial(handler_class, directory=str(directory))
     httpd = _QuietServer(("127.0.0.1", port), handler)

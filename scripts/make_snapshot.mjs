@@ -20,10 +20,20 @@ const { loadPyodide } = await import(engineDir + "pyodide.mjs");
 const pyodide = await loadPyodide({ indexURL: engineDir, lockFileURL: engineDir + "pyodide-lock.json", _makeSnapshot: true });
 pyodide.FS.writeFile("/tmp/calculator.whl", readFileSync(engineDir + entry.file_name));
 pyodide.runPython(`
-import site, zipfile
+import json, site, zipfile
 zipfile.ZipFile("/tmp/calculator.whl").extractall(site.getsitepackages()[0])
 import calculator, calculator.api
 calculator._wheel_sha256 = "${entry.sha256}"
+
+# Answer every kind of request once (defaults, the article's examples, a wrong value in each field, a
+# request that is not JSON), so that all the answers need is imported now: the browser installs the
+# standard library's files only after the engine is ready.
+for calc in calculator.CALCULATORS.values():
+    requests = [calc.defaults, *({**calc.defaults, **example} for example in calc.examples.values())]
+    requests += [{**calc.defaults, spec.id: "x"} for spec in calc.fields]
+    for values in requests:
+        calculator.api.handle(json.dumps({"calculator": calc.id, "values": values}))
+calculator.api.handle("{")
 `);
 const snapshot = pyodide.makeMemorySnapshot();
 const packed = packSnapshot(snapshot);

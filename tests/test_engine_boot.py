@@ -113,3 +113,24 @@ def test_without_the_inline_script_the_page_starts_the_engine(engine_page: Page,
     engine_page.route("**/accumulo-del-gradiente/", without_start)
     starts_and_computes(engine_page, server, "snapshot")
     assert len(engine_workers(engine_page)) == 1
+
+
+def test_the_snapshot_computes_without_the_standard_library(engine_page: Page, server: Server) -> None:
+    engine_page.route("**/engine/*/python_stdlib.zip", lambda route: route.abort())
+    starts_and_computes(engine_page, server, "snapshot")
+    form = calculator(engine_page, "accumulo-del-gradiente")
+    form.locator('[name="mode"]').select_option("obiettivo")
+    form.locator('[name="target_effective_batch"]').fill("100")
+    expect(form).to_have_attribute("data-status", "ok")
+    expect(form).to_have_attribute("data-state", "ready")
+
+
+def test_the_standard_library_comes_after_the_snapshot(engine_page: Page, server: Server) -> None:
+    names: list[str] = []
+    engine_page.on("requestfinished", lambda request: names.append(request.url.rsplit("/", 1)[-1]))
+    starts_and_computes(engine_page, server, "snapshot")
+    for _ in range(100):
+        if "python_stdlib.zip" in names:
+            break
+        engine_page.wait_for_timeout(100)
+    assert names.index("python_stdlib.empty.zip") < names.index("python_stdlib.zip")

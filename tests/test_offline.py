@@ -61,10 +61,12 @@ def test_service_worker_precaches_the_site_and_engine(site_dir: Path) -> None:
     for path in ['"./"', '"accumulo-del-gradiente/"', '"vram-addestramento-llm/"', '"parametri-lora/"',
                  '"search/search_index.json"', '"assets/engine/314.0.7/pyodide.asm.wasm"',
                  '"assets/engine/314.0.7/python_stdlib.zip"', '"assets/engine/314.0.7/pyodide-lock.json"',
+                 '"assets/engine/314.0.7/snapshot.csn1.gz"',
                  '"assets/javascripts/engine-worker.mjs"', '"assets/stylesheets/calculators.css"']:
         assert path in script, path
     wheel = next((site_dir / "assets" / "engine" / "314.0.7").glob("*.whl")).name
     assert f'"assets/engine/314.0.7/{wheel}"' in script
+    assert '.css.gz"' not in script and '.wasm.gz"' not in script  # precompressed copies: not for the browser
 
 
 def test_cache_name_follows_the_content(site_dir: Path, tmp_path: Path) -> None:
@@ -127,6 +129,8 @@ def test_works_offline_after_one_visit(own_page: Page, own_server: tuple[Server,
     server.stop()
     page.reload()
     use_calculator(page, "accumulo-del-gradiente")
+    # Offline too, the engine starts from its snapshot, not from a slow normal boot.
+    expect(calculator(page, "accumulo-del-gradiente")).to_have_attribute("data-engine-boot", "snapshot")
     for calc in ("vram-addestramento-llm", "parametri-lora", "accumulo-del-gradiente"):
         page.locator(f'.md-nav a[href$="{calc}/"]').first.click()
         expect(page).to_have_url(re.compile(f"{calc}/$"))

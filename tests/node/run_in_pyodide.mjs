@@ -1,6 +1,7 @@
 // Answers a list of calculator requests inside Pyodide, through the same
 // engine directory that the site ships: by default its wheel and lock file,
-// with --snapshot its memory snapshot (as the browser worker restores it).
+// with --snapshot its memory snapshot, restored as the browser worker does: with an empty standard
+// library, the real one written in only at the end (to show that imports then work again).
 // Usage: node run_in_pyodide.mjs <engine dir> <requests.json> [--snapshot]  → JSON responses on stdout.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -15,7 +16,9 @@ let pyodide;
 if (mode === "--snapshot") {
   const file = new Blob([await readFile(path.join(indexURL, "snapshot.csn1.gz"))]);
   const snapshot = await unpackSnapshot(file.stream().pipeThrough(new DecompressionStream("gzip")));
-  pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+  pyodide = await loadPyodide({
+    ...options, _loadSnapshot: snapshot, stdLibURL: path.join(indexURL, "python_stdlib.empty.zip"),
+  });
 } else {
   pyodide = await loadPyodide(options);
   await pyodide.loadPackage("calculator", { messageCallback: () => {} });
@@ -25,4 +28,17 @@ const requests = JSON.parse(await readFile(requestsFile, "utf8"));
 const responses = requests.map((request) => JSON.parse(api.handle(JSON.stringify(request))));
 const version = pyodide.runPython("import sys; sys.version.split()[0]");
 const wheel = pyodide.runPython("import calculator; getattr(calculator, '_wheel_sha256', '')");
-process.stdout.write(JSON.stringify({ python: version, wheel, responses }));
+const lateImport = () => pyodide.runPython("import colorsys; colorsys.rgb_to_hls(1, 0, 0)[0]");
+const result = { python: version, wheel, responses };
+if (mode === "--snapshot") {
+  try {
+    lateImport();
+    result.importWithoutLibrary = "worked";
+  } catch (error) {
+    result.importWithoutLibrary = String(error).trim().split("\n").pop(); // Python's last line
+  }
+  const archive = pyodide.runPython("import sys; next(p for p in sys.path if p.endswith('.zip'))");
+  pyodide.FS.writeFile(archive, await readFile(path.join(indexURL, "python_stdlib.zip")));
+  result.importWithLibrary = lateImport();
+}
+process.stdout.write(JSON.stringify(result));

@@ -89,15 +89,24 @@ function readValues(form) {
   return values;
 }
 
+// Only what changed is written: an edit usually changes a few results, and every write costs a
+// style and layout pass.
+function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
+}
+
+/** @type {WeakMap<Element, string>} */
+const drawn = new WeakMap();
+
 function show(form, response) {
   const answer = JSON.parse(response);
   if (answer.status === "error") return;
   for (const output of form.querySelectorAll("[data-output]")) {
-    output.textContent = answer.results[output.dataset.output] ?? "—";
+    setText(output, answer.results[output.dataset.output] ?? "—");
   }
   for (const error of form.querySelectorAll("[data-error-for]")) {
     const message = answer.errors[error.dataset.errorFor] ?? "";
-    error.textContent = message;
+    setText(error, message);
     const control = form.elements.namedItem(error.dataset.errorFor);
     if (control instanceof Element) {
       if (message) control.setAttribute("aria-invalid", "true");
@@ -105,9 +114,12 @@ function show(form, response) {
     }
   }
   const message = form.querySelector("[data-message]");
-  if (message) message.textContent = answer.message;
+  if (message) setText(message, answer.message);
   const chart = form.querySelector("[data-chart]");
-  if (chart) chart.innerHTML = answer.chart; // SVG drawn by the Python package from validated numbers only
+  if (chart && drawn.get(chart) !== answer.chart) {
+    chart.innerHTML = answer.chart; // SVG drawn by the Python package from validated numbers only
+    drawn.set(chart, answer.chart);
+  }
   form.dataset.status = answer.status;
 }
 

@@ -16,6 +16,10 @@ const ENGINE = new URL("../engine/314.0.7/", import.meta.url);
 const LOCK_URL = new URL("pyodide-lock.json", ENGINE);
 const SNAPSHOT_URL = new URL("snapshot.csn1.gz", ENGINE);
 const WASM_URL = new URL("pyodide.asm.wasm", ENGINE);
+const STDLIB_URL = new URL("python_stdlib.zip", ENGINE);
+// A restored snapshot has imported all its answers need (scripts/make_snapshot.mjs answers every kind
+// of request before it is made): it starts with an empty standard library, the real one comes after.
+const EMPTY_STDLIB_URL = new URL("python_stdlib.empty.zip", ENGINE);
 const options = { indexURL: ENGINE.href, packageBaseUrl: ENGINE.href, stdout: () => {}, stderr: () => {} };
 
 // Start every download at once; each is awaited only where it is needed.
@@ -48,7 +52,9 @@ WebAssembly.instantiateStreaming = async (source, imports) => {
 };
 
 async function fromSnapshot(loadPyodide) {
-  const pyodide = await loadPyodide({ ...options, lockFileContents: lock, _loadSnapshot: snapshotBytes });
+  const pyodide = await loadPyodide({
+    ...options, lockFileContents: lock, _loadSnapshot: snapshotBytes, stdLibURL: EMPTY_STDLIB_URL.href,
+  });
   const made = pyodide.runPython("import calculator; getattr(calculator, '_wheel_sha256', '')");
   if (made !== (await lockSha)) throw new Error("snapshot made from another build");
   return pyodide;
@@ -72,8 +78,29 @@ const engine = (async () => {
     pyodide = await normalBoot(loadPyodide);
   }
   const handle = pyodide.pyimport("calculator.api").handle;
-  return { handle: (request) => handle(request), boot };
+  return { pyodide, handle: (request) => handle(request), boot };
 })();
+
+/** Put the real standard library where the snapshot's Python expects it (it knows its directory). */
+async function installStdlib(pyodide) {
+  const response = await fetch(STDLIB_URL);
+  if (!response.ok) throw new Error(`standard library: HTTP ${response.status}`);
+  const archive = pyodide.runPython("import sys; next(p for p in sys.path if p.endswith('.zip'))");
+  pyodide.FS.writeFile(archive, new Uint8Array(await response.arrayBuffer()));
+}
+
+/**
+ * Answer. calculator.api.handle never raises: if it does, the answer needed a module that the
+ * snapshot had not imported (its archive is still empty), so try once more when the library is in.
+ */
+async function answer(handle, request) {
+  try {
+    return handle(request);
+  } catch {
+    await stdlib;
+    return handle(request);
+  }
+}
 
 // A failure deep inside Pyodide's loader may surface as an unhandled rejection:
 // it means the engine cannot start, which the page already hears about.
@@ -83,6 +110,9 @@ engine.then(
   ({ boot }) => self.postMessage({ type: "ready", boot }),
   (error) => self.postMessage({ type: "failed", reason: String(error && error.message || error) }),
 );
+// Once ready (the page has heard so just before), fetch the standard library for later imports.
+const stdlib = engine.then(({ pyodide, boot }) => boot === "snapshot" && installStdlib(pyodide));
+stdlib.catch(() => {}); // then only an answer that needs it fails, and says so
 
 self.addEventListener("message", async ({ data }) => {
   if (!data || data.type !== "compute") return;
@@ -93,7 +123,7 @@ self.addEventListener("message", async ({ data }) => {
     return; // already reported as "failed"
   }
   try {
-    self.postMessage({ type: "result", id: data.id, response: handle(String(data.request)) });
+    self.postMessage({ type: "result", id: data.id, response: await answer(handle, String(data.request)) });
   } catch (error) {
     self.postMessage({ type: "failed", reason: String(error && error.message || error) });
   }
