@@ -75,16 +75,19 @@ document.readyState === "loading" ? document.addEventListener("DOMContentLoaded"
 EDIT_LOOP = """async ([field, count]) => {
   const form = document.querySelector("[data-calculator]");
   const input = form.querySelector(`[name="${field}"]`);
-  const output = form.querySelector("[data-output]");
   const times = [];
   for (let i = 0; i < count; i++) {
-    const changed = new Promise((resolve) =>
-      new MutationObserver((_, observer) => { observer.disconnect(); resolve(); })
-        .observe(output, { childList: true, characterData: true, subtree: true }));
+    // The page marks the form data-busy from the edit until the answer is shown.
+    const answered = new Promise((resolve) =>
+      new MutationObserver((_, observer) => {
+        if (form.hasAttribute("data-busy")) return;
+        observer.disconnect();
+        resolve();
+      }).observe(form, { attributes: true, attributeFilter: ["data-busy"] }));
     const start = performance.now();
     input.value = String(2 + (i % 50));
     input.dispatchEvent(new Event("input", { bubbles: true }));
-    await changed;
+    await answered;
     times.push(performance.now() - start);
   }
   return times;

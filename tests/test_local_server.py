@@ -11,7 +11,7 @@ from local_server import Throttle, serve
 
 
 def download(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - loopback only
+    with urllib.request.urlopen(url, timeout=30) as response:
         body: bytes = response.read()
         return body
 
