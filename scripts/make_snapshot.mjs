@@ -2,8 +2,8 @@
 // from the same pinned runtime and wheel that the site ships.
 // Usage: node scripts/make_snapshot.mjs <engine dir>
 // Writes <engine dir>/snapshot.csn1.gz (format: docs/assets/javascripts/snapshot-file.mjs).
-// The wheel's sha256 is stored inside the
-// snapshot (calculator._wheel_sha256) so that the worker can refuse a stale one.
+// The wheel's sha256 is stored inside the snapshot (calculator._wheel_sha256) so
+// that the worker can refuse a stale one.
 //
 // loadPackage() leaves JavaScript references that a snapshot cannot hold, so
 // the wheel (registered in pyodide-lock.json) is unpacked with zipfile instead.

@@ -13,6 +13,11 @@ SUFFIXES = {".html", ".css", ".js", ".mjs", ".json", ".svg", ".xml", ".wasm", ".
 MINIMUM_SIZE = 1024
 
 
+def is_precompressed_copy(file: Path) -> bool:
+    """Whether ``file`` is one of these copies (``name.ext.gz`` beside ``name.ext``), not a file of its own."""
+    return file.suffix == ".gz" and file.with_suffix("").is_file()
+
+
 def precompress(site: Path) -> int:
     """Write the .gz copies; returns how many."""
     count = 0

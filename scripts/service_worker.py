@@ -11,6 +11,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from precompress import is_precompressed_copy
+
 TEMPLATE = Path(__file__).with_name("service-worker.template.js")
 SKIP_SUFFIXES = (".map",)
 SKIP_NAMES = {"sw.js", "sitemap.xml", "_headers", ".htaccess"}
@@ -24,8 +26,8 @@ def precache_paths(site: Path) -> list[str]:
         relative = file.relative_to(site).as_posix()
         if file.name in SKIP_NAMES or relative.endswith(SKIP_SUFFIXES):
             continue
-        if file.suffix == ".gz" and file.with_suffix("").is_file():
-            continue  # a precompressed copy, for hosts to send in its original's place
+        if is_precompressed_copy(file):
+            continue  # for hosts to send in its original's place
         if relative.startswith("assets/javascripts/lunr/") and file.name not in LUNR_KEEP:
             continue
         if file.name == "index.html":
