@@ -1,9 +1,12 @@
 """The one JSON-in/JSON-out entry point, shared by the build and the worker.
 
 Request: ``{"calculator": "<id>", "values": {"<field id>": "<text>", ...}}``.
-Response: ``{"calculator", "status", "message", "errors", "results", "chart"}``,
-all strings; ``status`` is ``ok``, ``incomplete``, ``invalid`` or ``error``
-(a request that is not understood). It never raises.
+Response: ``{"calculator", "status", "message", "errors", "problems", "results",
+"chart", "mode", "units"}``, strings and objects of strings; ``status`` is ``ok``,
+``incomplete``, ``invalid`` or ``error``; an error also has a ``reason``:
+``bad_request`` (not understood), ``missing_module`` (a module could not be
+imported: the browser's standard library is still arriving) or ``defect`` (a bug of
+ours, caught here). It never raises, whatever arrives.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from .evaluate import evaluate
 from .registry import CALCULATORS
 
 MESSAGE_BAD_REQUEST = "Richiesta non valida: ricarica la pagina."
+MESSAGE_DEFECT = "Errore interno del calcolatore con questi valori: prova a cambiarli o ricarica la pagina."
 
 
 def respond(request: object) -> dict[str, object]:
@@ -27,7 +31,13 @@ def respond(request: object) -> dict[str, object]:
         return _error("")
     if not isinstance(values, Mapping):
         values = {}
-    answer = evaluate(CALCULATORS[calculator_id], values).as_dict()
+    try:
+        answer = evaluate(CALCULATORS[calculator_id], values).as_dict()
+    except ImportError:
+        # Only in a browser whose standard library is still arriving (see engine-worker.mjs): try again.
+        return _error(calculator_id, MESSAGE_DEFECT, "missing_module")
+    except Exception:  # a defect of ours must still get an answer the page can show
+        return _error(calculator_id, MESSAGE_DEFECT, "defect")
     return {"calculator": calculator_id, **answer}
 
 
@@ -40,12 +50,16 @@ def handle(request_json: str) -> str:
     return json.dumps(respond(request), ensure_ascii=False)
 
 
-def _error(calculator_id: str) -> dict[str, object]:
+def _error(calculator_id: str, message: str = MESSAGE_BAD_REQUEST, reason: str = "bad_request") -> dict[str, object]:
     return {
         "calculator": calculator_id,
         "status": "error",
-        "message": MESSAGE_BAD_REQUEST,
+        "reason": reason,
+        "message": message,
         "errors": {},
+        "problems": {},
         "results": {},
         "chart": "",
+        "mode": "",
+        "units": {},
     }

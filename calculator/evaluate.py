@@ -6,17 +6,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation, localcontext
 
-from .model import Calculator, FieldError, Kind, Value, read_field
+from .model import Calculator, ComputeError, FieldError, Kind, Problem, Value, read_field
 
 MESSAGE_EMPTY = "Inserisci un valore per visualizzare i risultati."
 MESSAGE_INVALID = "Correggi i valori segnalati per aggiornare i risultati."
 MESSAGE_FAILED = "Impossibile calcolare con questi valori: prova con numeri più piccoli."
-FIELD_EMPTY = "Inserisci un valore."
 
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Everything the page shows for one set of inputs, as text."""
+    """Everything the page shows for one set of inputs, as text.
+
+    ``problems`` gives each field error's kind (a ``Problem`` value), ``mode``
+    the mode that applies, ``units`` the unit each field with a chosen unit shows.
+    """
 
     status: str  # "ok" | "incomplete" | "invalid"
     message: str
@@ -25,6 +28,9 @@ class Evaluation:
     values: dict[str, Value] = field(default_factory=dict)
     outputs: dict[str, Decimal | str | None] = field(default_factory=dict)
     chart: str = ""
+    problems: dict[str, str] = field(default_factory=dict)
+    mode: str = ""
+    units: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
         """The JSON-ready view: strings only."""
@@ -32,8 +38,11 @@ class Evaluation:
             "status": self.status,
             "message": self.message,
             "errors": self.errors,
+            "problems": self.problems,
             "results": self.results,
             "chart": self.chart,
+            "mode": self.mode,
+            "units": self.units,
         }
 
 
@@ -49,43 +58,55 @@ def as_text(raw: object) -> str:
 def evaluate(calc: Calculator, texts: Mapping[str, object]) -> Evaluation:
     """Validate every field, then compute and format the results."""
     values: dict[str, Value] = {}
-    errors: dict[str, str] = {}
+    failures: dict[str, FieldError] = {}
     mode = calc.mode(texts)
     for spec in calc.fields:
         if not spec.in_mode(mode):
             values[spec.id] = None
+            continue
+        if spec.id == calc.mode_field:
+            values[spec.id] = mode  # an unknown mode is the first one, never an error
             continue
         try:
             # A choice left out of the request keeps its default: the page always sends one.
             missing = spec.default if spec.kind is Kind.CHOICE else ""
             values[spec.id] = read_field(spec, as_text(texts.get(spec.id, missing)))
         except FieldError as error:
-            errors[spec.id] = str(error)
-    if not errors and calc.check:
-        errors = dict(calc.check(values))
+            failures[spec.id] = error
+    if not failures and calc.check:
+        failures = {key: FieldError(Problem.INCONSISTENT, message) for key, message in calc.check(values).items()}
+    units = field_units(calc, values)
     blank = {r.id: r.show(None) for r in calc.results}
-    if errors:
-        only_empty = all(message == FIELD_EMPTY for message in errors.values())
+    if failures:
+        errors = {key: error.message for key, error in failures.items()}
+        problems = {key: error.problem.value for key, error in failures.items()}
+        only_empty = all(error.problem is Problem.EMPTY for error in failures.values())
         status, message = ("incomplete", MESSAGE_EMPTY) if only_empty else ("invalid", MESSAGE_INVALID)
-        return Evaluation(status, message, errors, blank, values)
+        return Evaluation(status, message, errors, blank, values, problems=problems, mode=mode, units=units)
     try:
         with localcontext() as ctx:
             ctx.prec = 60
             outputs = dict(calc.compute(values))
-        finite = {k: (None if isinstance(v, Decimal) and not v.is_finite() else v) for k, v in outputs.items()}
-        results = {r.id: r.show(finite.get(r.id), _unit(calc, r.unit_from, values)) for r in calc.results}
-        chart = calc.chart(values, finite) if calc.chart else ""
-    except (ArithmeticError, InvalidOperation, ValueError, OverflowError):
-        return Evaluation("invalid", MESSAGE_FAILED, {}, blank, values)
-    return Evaluation("ok", "", {}, results, values, finite, chart)
+            finite = {k: (None if isinstance(v, Decimal) and not v.is_finite() else v) for k, v in outputs.items()}
+            results = {r.id: r.show(finite.get(r.id), _label(calc, r.unit_from, values)) for r in calc.results}
+            chart = calc.chart(values, finite) if calc.chart else ""
+    except (ArithmeticError, InvalidOperation, ValueError, OverflowError, ComputeError):
+        return Evaluation("invalid", MESSAGE_FAILED, {}, blank, values, mode=mode, units=units)
+    return Evaluation("ok", "", {}, results, values, finite, chart, mode=mode, units=units)
 
 
+def field_units(calc: Calculator, values: Mapping[str, Value]) -> dict[str, str]:
+    """The unit shown beside each field whose unit is chosen in another field."""
+    return {spec.id: _label(calc, spec.unit_from, values) for spec in calc.fields if spec.unit_from}
 
-def _unit(calc: Calculator, choice_id: str, values: Mapping[str, Value]) -> str:
-    """The label of the selected option of ``choice_id``: a unit chosen by the user."""
+
+def _label(calc: Calculator, choice_id: str, values: Mapping[str, Value]) -> str:
+    """The label of the selected option of ``choice_id`` (its default if none is valid)."""
     if not choice_id:
         return ""
-    for option in calc.field(choice_id).options:
-        if option.value == values.get(choice_id):
+    choice = calc.field(choice_id)
+    selected = values.get(choice_id) or choice.default
+    for option in choice.options:
+        if option.value == selected:
             return option.label
     return ""

@@ -11,7 +11,7 @@ from decimal import ROUND_CEILING, Decimal
 
 from .accumulation_plan import largest_micro_batch, plan
 from .framework_configs import SNIPPETS
-from .model import Calculator, Field, Format, Kind, Option, Outputs, Result, Values
+from .model import Calculator, Field, Format, Kind, Option, Outputs, Result, Values, number
 from .numbers import format_decimal
 from .svg import accumulation_chart
 
@@ -19,31 +19,25 @@ DIRECT, TARGET = "diretto", "obiettivo"
 UNITS = (Option("MB", "MB"), Option("GB", "GB"), Option("GiB", "GiB"))
 
 
-def _number(values: Values, key: str) -> Decimal:
-    value = values[key]
-    assert isinstance(value, Decimal), key
-    return value
-
-
 def configuration(values: Values) -> tuple[int, int, str]:
     """Micro-batch and accumulation steps: typed in, or solved from the target."""
     if values["mode"] == TARGET:
-        solved = plan(int(_number(values, "target_effective_batch")), _number(values, "memory_budget"),
-                      int(_number(values, "data_parallel_gpus")), _number(values, "activation_per_sample_gb"))
+        solved = plan(int(number(values, "target_effective_batch")), number(values, "memory_budget"),
+                      int(number(values, "data_parallel_gpus")), number(values, "activation_per_sample_gb"))
         note = solved.note or "Il batch effettivo desiderato si raggiunge esattamente."
         return solved.micro_batch, solved.accumulation_steps, note
-    return int(_number(values, "micro_batch")), int(_number(values, "accumulation_steps")), ""
+    return int(number(values, "micro_batch")), int(number(values, "accumulation_steps")), ""
 
 
 def compute(values: Values) -> Outputs:
     """Effective batch E = b·a·g and activation memory per GPU M = b·A, plus what follows from them."""
     b, a, note = configuration(values)
-    g = int(_number(values, "data_parallel_gpus"))
+    g = int(number(values, "data_parallel_gpus"))
     effective = b * a * g
     dataset, sequence = values["dataset_size"], values["sequence_length"]
     outputs: dict[str, Decimal | str | None] = {
         "effective_batch": Decimal(effective),
-        "activation_memory": b * _number(values, "activation_per_sample_gb"),
+        "activation_memory": b * number(values, "activation_per_sample_gb"),
         "micro_batch_fit": Decimal(b) if values["mode"] == TARGET else None,
         "accumulation_needed": Decimal(a) if values["mode"] == TARGET else None,
         "plan_note": note or None,
@@ -59,7 +53,7 @@ def check(values: Values) -> dict[str, str]:
     """In target mode one sample must fit in the budget."""
     if values["mode"] != TARGET:
         return {}
-    activation, budget = _number(values, "activation_per_sample_gb"), _number(values, "memory_budget")
+    activation, budget = number(values, "activation_per_sample_gb"), number(values, "memory_budget")
     if largest_micro_batch(budget, activation) < 1:
         unit = str(values["activation_unit"])
         return {"memory_budget": (
@@ -72,13 +66,13 @@ def check(values: Values) -> dict[str, str]:
 
 def chart(values: Values, outputs: Outputs) -> str:
     b, a, _ = configuration(values)
-    memory = outputs["activation_memory"]
-    assert isinstance(memory, Decimal)
-    return accumulation_chart(b, a, int(_number(values, "data_parallel_gpus")), memory, str(values["activation_unit"]))
+    memory = number(outputs, "activation_memory")
+    return accumulation_chart(b, a, int(number(values, "data_parallel_gpus")), memory, str(values["activation_unit"]))
 
 
 CALCULATOR = Calculator(
     id="accumulo-del-gradiente",
+    order=10,
     title="Calcolatore della memoria con accumulo del gradiente",
     summary=(
         "Calcola la dimensione effettiva del batch raggiunta con l'accumulo del gradiente"

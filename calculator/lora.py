@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .model import Calculator, Field, Format, Kind, Outputs, Preset, Result, Values
+from .model import Calculator, Field, Format, Kind, Outputs, Preset, Result, Values, integer
 
 ADAPTER_BYTES_HALF = 2  # fp16/bf16
 ADAPTER_BYTES_FULL = 4  # fp32
@@ -42,17 +42,11 @@ def shapes(hidden: int, intermediate: int, heads: int, kv_heads: int) -> dict[st
     }
 
 
-def _int(values: Values, key: str) -> int:
-    value = values[key]
-    assert isinstance(value, Decimal)
-    return int(value)
-
-
 def compute(values: Values) -> Outputs:
     """Trainable LoRA parameters, their share of the model, sizes and training state."""
-    rank, layers = _int(values, "rank"), _int(values, "layers")
-    matrices = shapes(_int(values, "hidden_size"), _int(values, "intermediate_size"),
-                      _int(values, "attention_heads"), _int(values, "kv_heads"))
+    rank, layers = integer(values, "rank"), integer(values, "layers")
+    matrices = shapes(integer(values, "hidden_size"), integer(values, "intermediate_size"),
+                      integer(values, "attention_heads"), integer(values, "kv_heads"))
     per_layer = sum(rank * (d_in + d_out) for name, (d_in, d_out) in matrices.items() if values[name] is True)
     trainable = Decimal(layers * per_layer)
     total = values["total_parameters_billion"]
@@ -69,7 +63,7 @@ def compute(values: Values) -> Outputs:
 def check(values: Values) -> dict[str, str]:
     """Head counts must fit the hidden size, and at least one module must be adapted."""
     errors: dict[str, str] = {}
-    hidden, heads, kv_heads = (_int(values, k) for k in ("hidden_size", "attention_heads", "kv_heads"))
+    hidden, heads, kv_heads = (integer(values, k) for k in ("hidden_size", "attention_heads", "kv_heads"))
     if hidden % heads:
         errors["attention_heads"] = "Teste di attenzione: devono dividere esattamente la dimensione nascosta."
     if kv_heads > heads or heads % kv_heads:
@@ -92,6 +86,7 @@ def _size_field(field_id: str, label: str, default: str, help_text: str, maximum
 
 CALCULATOR = Calculator(
     id="parametri-lora",
+    order=30,
     title="Calcolatore dei parametri LoRA",
     summary=(
         "Calcola i parametri addestrabili che LoRA aggiunge a un modello linguistico, la loro quota sul"

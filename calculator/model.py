@@ -64,8 +64,39 @@ class Field:
 Value = Decimal | str | bool | None
 
 
+class Problem(Enum):
+    """What is wrong with a field's value: data for the page and the tests, not only a message."""
+
+    EMPTY = "empty"
+    TOO_LONG = "too_long"
+    NOT_A_NUMBER = "not_a_number"
+    BAD_GROUPING = "bad_grouping"
+    TOO_MANY_DECIMALS = "too_many_decimals"
+    NOT_AN_INTEGER = "not_an_integer"
+    TOO_SMALL = "too_small"
+    TOO_LARGE = "too_large"
+    NOT_AN_OPTION = "not_an_option"
+    INCONSISTENT = "inconsistent"  # fine alone, impossible with the other fields
+
+
 class FieldError(ValueError):
-    """A value the field does not accept, with the message to show beside it."""
+    """A value the field does not accept: its kind, and the Italian message to show beside it."""
+
+    def __init__(self, problem: Problem, message: str) -> None:
+        super().__init__(message)
+        self.problem = problem
+        self.message = message
+
+
+# What a checked box sends, and every text that reads as "yes" (in the address, say). The renderer
+# writes this list on each checkbox, so that the page script applies the same rule.
+FLAG_ON = "on"
+FLAG_TRUE_TEXTS = ("1", "true", "on", "si", "sì", "yes")
+
+
+def flag_value(text: str) -> bool:
+    """Whether a checkbox's text means checked."""
+    return text.strip().lower() in FLAG_TRUE_TEXTS
 
 
 def _show(value: Decimal) -> str:
@@ -75,12 +106,12 @@ def _show(value: Decimal) -> str:
 def read_field(spec: Field, text: str) -> Value:
     """Turn what the user typed into a value, or raise FieldError in Italian."""
     if spec.kind is Kind.FLAG:
-        return text.strip().lower() in {"1", "true", "on", "si", "sì"}
+        return flag_value(text)
     if spec.kind is Kind.CHOICE:
         for option in spec.options:
             if text == option.value:
                 return option.value
-        raise FieldError(f"{spec.label}: scegli una delle opzioni dell'elenco.")
+        raise FieldError(Problem.NOT_AN_OPTION, f"{spec.label}: scegli una delle opzioni dell'elenco.")
     example = spec.example or spec.default
     try:
         number = parse_number(text)
@@ -88,28 +119,49 @@ def read_field(spec: Field, text: str) -> Value:
         if error.problem is ParseProblem.EMPTY:
             if spec.optional:
                 return None
-            raise FieldError("Inserisci un valore.") from None
-        raise FieldError(_PARSE_MESSAGES[error.problem].format(label=spec.label, example=example)) from None
+            raise FieldError(Problem.EMPTY, "Inserisci un valore.") from None
+        problem = Problem(error.problem.value)
+        raise FieldError(problem, _PARSE_MESSAGES[problem].format(label=spec.label, example=example)) from None
     if spec.kind is Kind.INTEGER and number != number.to_integral_value():
-        raise FieldError(f"{spec.label}: deve essere un numero intero, per esempio {example}.")
+        raise FieldError(Problem.NOT_AN_INTEGER, f"{spec.label}: deve essere un numero intero, per esempio {example}.")
     if spec.exclusive_minimum and number <= spec.minimum:
-        raise FieldError(f"{spec.label}: deve essere maggiore di {_show(spec.minimum)}.")
+        raise FieldError(Problem.TOO_SMALL, f"{spec.label}: deve essere maggiore di {_show(spec.minimum)}.")
     if not spec.exclusive_minimum and number < spec.minimum:
-        raise FieldError(f"{spec.label}: deve essere almeno {_show(spec.minimum)}.")
+        raise FieldError(Problem.TOO_SMALL, f"{spec.label}: deve essere almeno {_show(spec.minimum)}.")
     if number > spec.maximum:
-        raise FieldError(f"{spec.label}: deve essere al massimo {_show(spec.maximum)}.")
+        raise FieldError(Problem.TOO_LARGE, f"{spec.label}: deve essere al massimo {_show(spec.maximum)}.")
     return number
 
 
 _PARSE_MESSAGES = {
-    ParseProblem.TOO_LONG: "{label}: il valore è troppo lungo.",
-    ParseProblem.NOT_A_NUMBER: "{label}: scrivi un numero, per esempio {example}.",
-    ParseProblem.BAD_GROUPING: (
+    Problem.TOO_LONG: "{label}: il valore è troppo lungo.",
+    Problem.NOT_A_NUMBER: "{label}: scrivi un numero, per esempio {example}.",
+    Problem.BAD_GROUPING: (
         "{label}: numero non valido; per le migliaia usa gruppi di tre cifre"
         " (1.000) e per i decimali la virgola (0,5)."
     ),
-    ParseProblem.TOO_MANY_DECIMALS: "{label}: usa al massimo 6 cifre decimali.",
+    Problem.TOO_MANY_DECIMALS: "{label}: usa al massimo 6 cifre decimali.",
 }
+
+
+def number(values: Mapping[str, Value], key: str) -> Decimal:
+    """A numeric field's validated value; ``ComputeError`` if it is not one (a declaration bug)."""
+    value = values.get(key)
+    if not isinstance(value, Decimal):
+        raise ComputeError(f"{key} is not a number")
+    return value
+
+
+def integer(values: Mapping[str, Value], key: str) -> int:
+    """An integer field's validated value."""
+    return int(number(values, key))
+
+
+class ComputeError(Exception):
+    """A compute function got what its declaration rules out: answered as a failure, never raised."""
+
+
+BLANK = "—"  # a result that has no value
 
 
 class Format(Enum):
@@ -141,7 +193,7 @@ class Result:
     def show(self, value: Decimal | str | None, unit: str = "") -> str:
         """The value as the page shows it, with its unit."""
         if value is None:
-            return "" if self.format in (Format.TEXT, Format.CODE) else "—"
+            return "" if self.format in (Format.TEXT, Format.CODE) else BLANK
         if isinstance(value, str):
             return value
         unit = unit or self.unit
@@ -176,6 +228,8 @@ class Calculator:
     ``examples`` are named partial inputs used by the article's prose.
     ``check`` optionally validates fields against each other, returning a
     message per field id. ``chart`` optionally draws an SVG of the outputs.
+    A module of the ``calculator`` package that defines ``CALCULATOR`` is on
+    the site: the registry finds it.
     """
 
     id: str
@@ -189,6 +243,7 @@ class Calculator:
     check: Callable[[Values], Mapping[str, str]] | None = None
     chart: Callable[[Values, Outputs], str] | None = None
     mode_field: str = ""  # a choice field whose value selects which fields and results apply
+    order: int = 100  # place among the site's calculators (home cards, "Da provare dopo"); then by id
 
     def mode(self, values: Mapping[str, object]) -> str:
         """The current mode ('' for calculators without modes)."""

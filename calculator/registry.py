@@ -1,14 +1,47 @@
-"""Every calculator of the site, by id."""
+"""Every calculator of the site, by id: each module of this package that defines ``CALCULATOR``."""
 
 from __future__ import annotations
 
-from . import gradient_accumulation, lora, vram
+import importlib
+import pkgutil
+from collections.abc import Iterator, Mapping
+
 from .model import Calculator
 
-CALCULATORS: dict[str, Calculator] = {
-    calc.id: calc
-    for calc in (gradient_accumulation.CALCULATOR, vram.CALCULATOR, lora.CALCULATOR)
-}
+
+def discover() -> dict[str, Calculator]:
+    """The package's calculators, in their declared order (then by id)."""
+    package = importlib.import_module(__package__ or "calculator")
+    found = []
+    for module in pkgutil.iter_modules(package.__path__):
+        calc = getattr(importlib.import_module(f"{package.__name__}.{module.name}"), "CALCULATOR", None)
+        if isinstance(calc, Calculator):
+            found.append(calc)
+    return {calc.id: calc for calc in sorted(found, key=lambda c: (c.order, c.id))}
+
+
+class _Registry(Mapping[str, Calculator]):
+    """Discovered on first use, once every module of the package can be imported."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, Calculator] | None = None
+
+    def _all(self) -> dict[str, Calculator]:
+        if self._found is None:
+            self._found = discover()
+        return self._found
+
+    def __getitem__(self, calculator_id: str) -> Calculator:
+        return self._all()[calculator_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+CALCULATORS: Mapping[str, Calculator] = _Registry()
 
 
 def get(calculator_id: str) -> Calculator:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from html import escape
 
 from .evaluate import Evaluation, evaluate
-from .model import Calculator, Field, Format, Kind, Result
+from .model import BLANK, FLAG_ON, FLAG_TRUE_TEXTS, Calculator, Field, Format, Kind, Result, flag_value
 
 NOSCRIPT = (
     "JavaScript è disattivato: i risultati qui sotto valgono per i valori predefiniti."
@@ -38,15 +38,20 @@ ACTIONS = {
 }
 
 
-def render(calc: Calculator, texts: Mapping[str, str] | None = None) -> str:
-    """The calculator's form and results, filled in for ``texts`` (defaults if None)."""
+def render(calc: Calculator, texts: Mapping[str, str] | None = None,
+           attributes: Mapping[str, str] | None = None) -> str:
+    """The calculator's form and results, filled in for ``texts`` (defaults if None).
+
+    ``attributes`` are extra ``data-*`` attributes for the form (the build adds the engine's version).
+    """
     values = {**calc.defaults, **(texts or {})}
     evaluation = evaluate(calc, values)
-    mode = calc.mode(values)
-    mode_attribute = f' data-mode-field="{_a(calc.mode_field)}"' if calc.mode_field else ""
+    mode = evaluation.mode
+    extra = "".join(f' data-{_a(name)}="{_a(value)}"' for name, value in (attributes or {}).items())
     parts = [
-        f'<form class="calc" data-calculator="{_a(calc.id)}" data-state="loading"'
-        f'{mode_attribute} novalidate aria-labelledby="{_a(calc.id)}--titolo-input">',
+        f'<form class="calc" data-calculator="{_a(calc.id)}" data-state="loading" data-mode="{_a(mode)}"'
+        f' data-blank="{_a(BLANK)}"{extra} novalidate aria-labelledby="{_a(calc.id)}--titolo-input">',
+        '<div class="calc__main">',
         '<div class="calc__inputs">',
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-input">Dati di input</h2>',
         f"<noscript><p class=\"calc__engine\">{_t(NOSCRIPT)}</p></noscript>",
@@ -95,13 +100,6 @@ def _actions() -> str:
     )
 
 
-def _selected_label(calc: Calculator, choice_id: str, values: Mapping[str, str]) -> str:
-    for option in calc.field(choice_id).options:
-        if option.value == values.get(choice_id):
-            return option.label
-    return ""
-
-
 def _field(calc: Calculator, spec: Field, values: Mapping[str, str], evaluation: Evaluation, mode: str) -> str:
     text = values.get(spec.id, "")
     base = f"{calc.id}--{spec.id}"
@@ -117,18 +115,19 @@ def _field(calc: Calculator, spec: Field, values: Mapping[str, str], evaluation:
         )
         control = f"<select {attributes}>{options}</select>"
     elif spec.kind is Kind.FLAG:
-        checked = " checked" if text.strip().lower() in {"1", "true", "on", "si", "sì"} else ""
-        control = f'<input type="checkbox" {attributes}{checked}>'
+        checked = " checked" if flag_value(text) else ""
+        true_texts = _a(" ".join(FLAG_TRUE_TEXTS))
+        control = f'<input type="checkbox" {attributes} value="{FLAG_ON}" data-true="{true_texts}"{checked}>'
     else:
-        mode = "numeric" if spec.kind is Kind.INTEGER else "decimal"
+        input_mode = "numeric" if spec.kind is Kind.INTEGER else "decimal"
         control = (
             f'<input type="text" {attributes} value="{_a(text)}"'
-            f' inputmode="{mode}" autocomplete="off" spellcheck="false">'
+            f' inputmode="{input_mode}" autocomplete="off" spellcheck="false">'
         )
     optional = ' <span class="calc__optional">(facoltativo)</span>' if spec.optional else ""
     label = f'<label for="{_a(base)}">{_t(spec.label)}{optional}</label>'
-    unit_text = _selected_label(calc, spec.unit_from, values) if spec.unit_from else spec.unit
-    unit_source = f' data-unit-from="{_a(spec.unit_from)}"' if spec.unit_from else ""
+    unit_text = evaluation.units.get(spec.id, "") if spec.unit_from else spec.unit
+    unit_source = f' data-unit-of="{_a(spec.id)}"' if spec.unit_from else ""
     unit = f'<span class="calc__unit"{unit_source}>{_t(unit_text)}</span>' if unit_text else ""
     help_text = f'<p class="calc__help" id="{_a(base)}--aiuto">{_t(spec.help)}</p>' if spec.help else ""
     error_text = f'<p class="calc__error" id="{_a(base)}--errore" data-error-for="{_a(spec.id)}">{_t(error)}</p>'
@@ -142,9 +141,9 @@ def _field(calc: Calculator, spec: Field, values: Mapping[str, str], evaluation:
 
 
 def _results(calc: Calculator, evaluation: Evaluation) -> str:
-    mode = calc.mode(evaluation.values) if calc.mode_field else ""
+    mode = evaluation.mode
     shown = [r for r in calc.results if r.format is not Format.CODE]
-    rows = "".join(_result_row(r, evaluation.results.get(r.id, "—"), mode) for r in shown)
+    rows = "".join(_result_row(r, evaluation.results.get(r.id, BLANK), mode) for r in shown)
     chart = f'<div class="calc__chart" data-chart>{evaluation.chart}</div>' if calc.chart else ""
     more = chart + _snippets(calc, evaluation)
     return (
@@ -152,7 +151,7 @@ def _results(calc: Calculator, evaluation: Evaluation) -> str:
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-risultati">Risultati</h2>'
         '<div class="calc__live" aria-live="polite">'
         f'<p class="calc__message" data-message>{_t(evaluation.message)}</p>'
-        f'<dl class="calc__outputs">{rows}</dl></div></section>'
+        f'<dl class="calc__outputs">{rows}</dl></div></section></div>'
         + (f'<div class="calc__more">{more}</div>' if more else "")
     )
 

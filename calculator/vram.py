@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .model import Calculator, Field, Format, Kind, Option, Outputs, Result, Values
+from .model import Calculator, Field, Format, Kind, Option, Outputs, Result, Values, number
 from .svg import stacked_bar
 
 
@@ -63,10 +63,7 @@ ZERO_STAGES = {
 
 def compute(values: Values) -> Outputs:
     """Model states from bytes per parameter, then the per-GPU share under ZeRO."""
-    params = values["parameters_billion"]
-    activations = values["activation_gb"]
-    gpus = values["gpus"]
-    assert isinstance(params, Decimal) and isinstance(activations, Decimal) and isinstance(gpus, Decimal)
+    params, activations, gpus = (number(values, key) for key in ("parameters_billion", "activation_gb", "gpus"))
     recipe = RECIPES[str(values["optimizer"])]
     stage = int(str(values["zero_stage"]))
     weights, gradients, optimizer = (params * recipe.weights, params * recipe.gradients, params * recipe.optimizer)
@@ -86,16 +83,14 @@ def compute(values: Values) -> Outputs:
 
 def chart(values: Values, outputs: Outputs) -> str:
     """The per-GPU memory as a stacked bar of its parts."""
-    gpus = values["gpus"]
+    gpus = number(values, "gpus")
     stage = int(str(values["zero_stage"]))
-    assert isinstance(gpus, Decimal)
     parts = []
     for key, label, sharded_from in (
         ("weights_gb", "Pesi", 3), ("gradients_gb", "Gradienti", 2),
         ("optimizer_gb", "Stati dell'ottimizzatore", 1), ("activations_gb", "Attivazioni", 99),
     ):
-        value = outputs[key]
-        assert isinstance(value, Decimal)
+        value = number(outputs, key)
         parts.append((label, value / gpus if stage >= sharded_from else value))
     return stacked_bar("Memoria per GPU, per componente", parts, "GB")
 
@@ -106,6 +101,7 @@ def _options() -> tuple[Option, ...]:
 
 CALCULATOR = Calculator(
     id="vram-addestramento-llm",
+    order=20,
     title="Calcolatore della VRAM di addestramento per LLM",
     summary=(
         "Stima la VRAM della GPU necessaria per il fine-tuning completo di un modello linguistico di grandi"

@@ -3,6 +3,7 @@ fail the test on any page error or on any request to another host."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,35 +12,62 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from local_server import Server, serve, site_headers
+from hypothesis import HealthCheck, settings
+
+from tools.local_server import Server, serve, site_headers
 
 ROOT = Path(__file__).resolve().parent.parent
 __all__ = ["ROOT", "Server", "serve", "site_headers"]
+
+# Hypothesis, the same on every machine whatever its load: no deadline and no slow-generation health
+# check (a busy 2-core machine once took 1.5 s for a first draw), examples derived from each test (so a
+# failure is reproduced by the next run, and CI never depends on a database left by an earlier run).
+settings.register_profile(
+    "ci",
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
+# "dev" explores new examples at each run (random seed, local database): HYPOTHESIS_PROFILE=dev.
+settings.register_profile("dev", parent=settings.get_profile("ci"), derandomize=False, database=settings.default.database)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site, built once per test session by the same code as scripts/build."""
-    from build_site import build
+    return build_site(tmp_path_factory.mktemp("site"))
 
-    target = tmp_path_factory.mktemp("site")
+
+def build_site(target: Path, root: Path = ROOT) -> Path:
+    """Build the project at ``root`` into ``target``; the test fails with MkDocs' output if it cannot."""
+    from sitebuild.build import build
+
     try:
-        build(target)
+        build(target, root)
     except subprocess.CalledProcessError as error:
         pytest.fail(error.stdout + error.stderr)
     return target
 
 
-@pytest.fixture(scope="session")
-def server(site_dir: Path) -> Iterator[Server]:
-    running = serve(site_dir)
+@contextmanager
+def serving(site: Path) -> Iterator[Server]:
+    running = serve(site)
     yield running
     running.stop()
 
 
 @pytest.fixture(scope="session")
+def server(site_dir: Path) -> Iterator[Server]:
+    with serving(site_dir) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
-    from .browser import launch_chromium
+    from tools.chromium import launch_chromium
 
     with launch_chromium() as chromium:
         yield chromium

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.browser
 
 
 def test_benchmark_smoke_run(site_dir: Path, browser) -> None:  # type: ignore[no-untyped-def]
-    import bench
+    from tools import bench
 
     report = bench.run(runs=1, edits=5, pages=["accumulo-del-gradiente", "riferimento"], built=site_dir, settle_ms=0,
                        browser=browser)

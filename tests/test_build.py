@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from calculator import CALCULATORS
 from calculator.render import render
+from sitebuild.engine import engine_path, pyodide_version
 
 from .conftest import ROOT
 
@@ -49,7 +51,7 @@ def visible_text(html: str) -> str:
 @pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
 def test_each_calculator_page_embeds_its_prerendered_form(site_dir: Path, calculator_id: str) -> None:
     html = page_text(site_dir, CALCULATOR_PAGES[calculator_id])
-    assert render(CALCULATORS[calculator_id]) in html
+    assert render(CALCULATORS[calculator_id], attributes={"engine": pyodide_version()}) in html
     assert html.count("data-calculator=") == 1
 
 
@@ -115,7 +117,7 @@ def test_pages_load_nothing_from_other_hosts(site_dir: Path, relative: str) -> N
 
 
 def test_engine_is_shipped_under_a_versioned_path(site_dir: Path) -> None:
-    engine = site_dir / "assets" / "engine" / "314.0.7"
+    engine = site_dir / engine_path()
     for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"):
         shipped = ROOT / "node_modules" / "pyodide" / name
         assert (engine / name).read_bytes() == shipped.read_bytes(), name
@@ -133,10 +135,21 @@ def test_engine_is_shipped_under_a_versioned_path(site_dir: Path) -> None:
 def test_pyodide_is_pinned_with_integrity() -> None:
     package = json.loads((ROOT / "package.json").read_text())
     lock = json.loads((ROOT / "package-lock.json").read_text())
-    assert package["dependencies"]["pyodide"] == "314.0.7"
+    version = package["dependencies"]["pyodide"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version), "an exact version, not a range"
     entry = lock["packages"]["node_modules/pyodide"]
-    assert entry["version"] == "314.0.7"
+    assert entry["version"] == version == pyodide_version()
     assert entry["integrity"].startswith("sha512-")
+
+
+def test_pyodide_version_is_written_only_in_the_npm_files() -> None:
+    """Everything else reads it from sitebuild.engine (the README quotes it for readers)."""
+    version = pyodide_version()
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    allowed = {"package.json", "package-lock.json", "README.md"}
+    holders = [name for name in tracked if name not in allowed and (ROOT / name).is_file()
+               and version in (ROOT / name).read_text(errors="replace")]
+    assert holders == []
 
 
 def test_sibling_pages_are_prerendered_with_their_results(site_dir: Path) -> None:

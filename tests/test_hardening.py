@@ -96,6 +96,7 @@ def fault_context(browser, server: Server) -> Iterator[tuple[Page, Watch]]:  # t
 def recover(page: Page, form: Locator, pattern: str) -> None:
     """The page reports the fault, keeps its results and input, then recovers on retry."""
     expect(form).to_have_attribute("data-state", "error", timeout=READY_TIMEOUT)
+    expect(form).to_have_attribute("data-engine-reason", re.compile(r"\S"))  # kept for logs and tests
     expect(form.locator('[data-when="failed"]')).to_be_visible()
     expect(form.locator('[data-when="failed"]')).to_contain_text("Il motore di calcolo non è disponibile")
     expect(output(form, "effective_batch")).to_have_text("32")
@@ -106,6 +107,7 @@ def recover(page: Page, form: Locator, pattern: str) -> None:
     expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
     expect(output(form, "effective_batch")).to_have_text("128")
     expect(form.locator('[data-when="failed"]')).to_be_hidden()
+    expect(form).not_to_have_attribute("data-engine-reason", re.compile(".*"))
 
 
 def test_engine_file_missing(fault_context: tuple[Page, Watch], server: Server) -> None:
@@ -150,7 +152,7 @@ def _broken_worker(replace: tuple[str, str]):  # type: ignore[no-untyped-def]
 def test_worker_that_throws_at_start(fault_context: tuple[Page, Watch], server: Server) -> None:
     page, _ = fault_context
     pattern = "**/engine-worker.mjs"
-    page.route(pattern, _broken_worker(("const ENGINE =", 'throw new Error("guasto");\nconst ENGINE =')))
+    page.route(pattern, _broken_worker(("const started =", 'throw new Error("guasto");\nconst started =')))
     page.goto(server.url + "accumulo-del-gradiente/")
     recover(page, calculator(page, "accumulo-del-gradiente"), pattern)
 
@@ -158,7 +160,7 @@ def test_worker_that_throws_at_start(fault_context: tuple[Page, Watch], server: 
 def test_worker_that_throws_while_computing(fault_context: tuple[Page, Watch], server: Server) -> None:
     page, _ = fault_context
     pattern = "**/engine-worker.mjs"
-    throw = ('self.postMessage({ type: "result"', 'throw new Error("guasto"); ({ type: "result"')
+    throw = ("self.postMessage(protocol.result(", 'throw new Error("guasto"); (protocol.result(')
     page.route(pattern, _broken_worker(throw))
     page.goto(server.url + "accumulo-del-gradiente/")
     # The engine starts, then fails on its first answer.

@@ -7,7 +7,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from local_server import Throttle, serve
+from tools.local_server import Throttle, serve
 
 
 def download(url: str) -> bytes:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import markdown
 import pytest
-from calcsite_markdown import figure, mathml
+
+from sitebuild.markdown_extension import figure, mathml
 
 
 def md(text: str) -> str:
-    return markdown.markdown(text, extensions=["calcsite_markdown"])
+    return markdown.markdown(text, extensions=["sitebuild.markdown_extension"])
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from calculator import CALCULATORS
+from sitebuild.engine import engine_path
 
 from .conftest import Server, Watch, assert_clean, serve, watch_page, watched_context, watched_page
 from .pages import READY_TIMEOUT, calculator, open_ready, output
@@ -58,19 +59,20 @@ def test_built_files_reference_no_other_host(site_dir: Path) -> None:
 def test_service_worker_precaches_the_site_and_engine(site_dir: Path) -> None:
     script = (site_dir / "sw.js").read_text()
     assert re.search(r'const CACHE = "calcolatori-[0-9a-f]{16}";', script)
-    for path in ['"./"', '"accumulo-del-gradiente/"', '"vram-addestramento-llm/"', '"parametri-lora/"',
-                 '"search/search_index.json"', '"assets/engine/314.0.7/pyodide.asm.wasm"',
-                 '"assets/engine/314.0.7/python_stdlib.zip"', '"assets/engine/314.0.7/pyodide-lock.json"',
-                 '"assets/engine/314.0.7/snapshot.csn1.gz"',
-                 '"assets/javascripts/engine-worker.mjs"', '"assets/stylesheets/calculators.css"']:
+    engine = engine_path()
+    pages = ['"./"', *(f'"{calculator_id}/"' for calculator_id in CALCULATORS)]
+    for path in [*pages, '"search/search_index.json"', f'"{engine}/pyodide.asm.wasm"',
+                 f'"{engine}/python_stdlib.zip"', f'"{engine}/pyodide-lock.json"', f'"{engine}/snapshot.csn1.gz"',
+                 '"assets/javascripts/engine-worker.mjs"', '"assets/javascripts/engine-protocol.mjs"',
+                 '"assets/stylesheets/calculators.css"']:
         assert path in script, path
-    wheel = next((site_dir / "assets" / "engine" / "314.0.7").glob("*.whl")).name
-    assert f'"assets/engine/314.0.7/{wheel}"' in script
+    wheel = next((site_dir / engine).glob("*.whl")).name
+    assert f'"{engine}/{wheel}"' in script
     assert '.css.gz"' not in script and '.wasm.gz"' not in script  # precompressed copies: not for the browser
 
 
 def test_cache_name_follows_the_content(site_dir: Path, tmp_path: Path) -> None:
-    from service_worker import cache_name, precache_paths
+    from sitebuild.service_worker import cache_name, precache_paths
 
     copy = tmp_path / "site"
     shutil.copytree(site_dir, copy)
@@ -83,7 +85,7 @@ def test_cache_name_follows_the_content(site_dir: Path, tmp_path: Path) -> None:
 def test_host_header_files(site_dir: Path) -> None:
     netlify = (site_dir / "_headers").read_text()
     assert "/*.wasm\n  Content-Type: application/wasm" in netlify
-    assert "/assets/engine/314.0.7/pyodide.asm.wasm\n  Cache-Control: public, max-age=31536000, immutable" in netlify
+    assert f"/{engine_path()}/pyodide.asm.wasm\n  Cache-Control: public, max-age=31536000, immutable" in netlify
     assert "/sw.js\n  Cache-Control: no-cache" in netlify
     apache = (site_dir / ".htaccess").read_text()
     assert "AddType application/wasm .wasm" in apache and "immutable" in apache

@@ -3,11 +3,18 @@
 // field values go to calculator.api.handle, and the texts it answers are put back
 // into the elements marked data-output, data-error-for and data-message.
 //
+// Every rule (which mode applies, what a checkbox's text means, which unit a field shows, the text
+// of a result without value) is Python's: it arrives in the answer or in attributes it rendered.
+//
 // Form attributes it maintains, for styles and tests:
 //   data-state  = loading | ready | error   (the engine)
 //   data-busy   present while an answer for the latest input is awaited
-//   data-status = ok | incomplete | invalid (the latest answer)
+//   data-status = ok | incomplete | invalid | error (the latest answer)
+//   data-mode   the mode of the latest answer (fields and results of other modes are hidden)
 //   data-engine-boot = snapshot | normal    (how the engine started)
+//   data-engine-reason                      why the engine failed, when it did (technical, English)
+
+import * as protocol from "./engine-protocol.mjs";
 
 const WORKER_URL = new URL("./engine-worker.mjs", import.meta.url);
 // Pyodide may never settle if its wasm cannot be compiled: give up after this long.
@@ -18,6 +25,7 @@ const engine = {
   /** @type {Worker | null} */ worker: null,
   /** @type {"loading" | "ready" | "failed" | "file"} */ state: "loading",
   boot: "",
+  reason: "",
   nextId: 1,
   /** @type {Map<number, (response: string) => void>} */ pending: new Map(),
   /** @type {Set<() => void>} */ listeners: new Set(),
@@ -30,31 +38,33 @@ function setEngineState(state) {
   for (const listener of engine.listeners) listener();
 }
 
-function startEngine() {
+function startEngine(version) {
   if (location.protocol === "file:") return setEngineState("file");
   stopWorker();
   setEngineState("loading");
-  // The first time, adopt the worker that the inline script before the form started.
+  // The first time, adopt the worker that the inline script after the form started.
   const early = window.calcEngineStart;
   window.calcEngineStart = null;
   try {
     engine.worker = early ? early.worker : new Worker(WORKER_URL, { type: "module" });
-  } catch {
-    return fail();
+    if (!early) engine.worker.postMessage(protocol.start(version));
+  } catch (error) {
+    return fail(protocol.failed(error));
   }
-  engine.timer = setTimeout(fail, BOOT_TIMEOUT_MS);
+  engine.timer = setTimeout(() => fail(protocol.failed("no answer in time")), BOOT_TIMEOUT_MS);
   engine.worker.addEventListener("message", ({ data }) => receive(data));
-  engine.worker.addEventListener("error", fail);
+  engine.worker.addEventListener("error", (event) => fail(protocol.failed(event.message || "worker error")));
   if (early) early.release().forEach(receive);
 }
 
 function receive(data) {
-  if (data.type === "ready") {
+  if (data.type === protocol.READY) {
     engine.boot = data.boot;
+    engine.reason = "";
     setEngineState("ready");
   }
-  else if (data.type === "failed") fail();
-  else if (data.type === "result") {
+  else if (data.type === protocol.FAILED) fail(data);
+  else if (data.type === protocol.RESULT) {
     const resolve = engine.pending.get(data.id);
     engine.pending.delete(data.id);
     if (resolve) resolve(data.response);
@@ -67,7 +77,8 @@ function stopWorker() {
   engine.pending.clear(); // their forms recompute when the engine is ready again
 }
 
-function fail() {
+function fail(message) {
+  engine.reason = message.reason;
   stopWorker();
   setEngineState("failed");
 }
@@ -77,14 +88,14 @@ function compute(request) {
   return new Promise((resolve) => {
     const id = engine.nextId++;
     engine.pending.set(id, resolve);
-    engine.worker.postMessage({ type: "compute", id, request });
+    engine.worker.postMessage(protocol.compute(id, request));
   });
 }
 
 function readValues(form) {
   const values = {};
   for (const control of form.querySelectorAll("input[name], select[name]")) {
-    values[control.name] = control.type === "checkbox" ? (control.checked ? "on" : "") : control.value;
+    values[control.name] = control.type === "checkbox" ? (control.checked ? control.value : "") : control.value;
   }
   return values;
 }
@@ -100,9 +111,12 @@ const drawn = new WeakMap();
 
 function show(form, response) {
   const answer = JSON.parse(response);
-  if (answer.status === "error") return;
+  form.dataset.status = answer.status;
+  const message = form.querySelector("[data-message]");
+  if (message) setText(message, answer.message);
+  if (answer.status === "error") return; // the message says so; the last results stay
   for (const output of form.querySelectorAll("[data-output]")) {
-    setText(output, answer.results[output.dataset.output] ?? "—");
+    setText(output, answer.results[output.dataset.output] ?? form.dataset.blank);
   }
   for (const error of form.querySelectorAll("[data-error-for]")) {
     const message = answer.errors[error.dataset.errorFor] ?? "";
@@ -113,31 +127,34 @@ function show(form, response) {
       else control.removeAttribute("aria-invalid");
     }
   }
-  const message = form.querySelector("[data-message]");
-  if (message) setText(message, answer.message);
+  for (const unit of form.querySelectorAll("[data-unit-of]")) {
+    setText(unit, answer.units[unit.dataset.unitOf] ?? unit.textContent);
+  }
+  applyMode(form, answer.mode);
   const chart = form.querySelector("[data-chart]");
   if (chart && drawn.get(chart) !== answer.chart) {
     chart.innerHTML = answer.chart; // SVG drawn by the Python package from validated numbers only
     drawn.set(chart, answer.chart);
   }
-  form.dataset.status = answer.status;
 }
 
-/** Show the fields and results of the current mode; hide the others (their values are kept). */
-function applyMode(form) {
-  const control = form.dataset.modeField && form.elements.namedItem(form.dataset.modeField);
-  if (!control) return;
+/** Show the fields and results of the mode Python chose; hide the others (their values are kept). */
+function applyMode(form, mode) {
+  if (form.dataset.mode === mode) return;
+  form.dataset.mode = mode;
   for (const element of form.querySelectorAll("[data-modes]")) {
-    element.hidden = !element.dataset.modes.split(" ").includes(control.value);
+    element.hidden = !element.dataset.modes.split(" ").includes(mode);
   }
 }
 
-/** Units that follow a choice field (e.g. MB, GB, GiB) show its selected label. */
-function applyUnits(form) {
-  for (const unit of form.querySelectorAll("[data-unit-from]")) {
-    const choice = form.elements.namedItem(unit.dataset.unitFrom);
-    const label = choice && choice.selectedOptions && choice.selectedOptions[0];
-    if (label) unit.textContent = label.textContent;
+/** Put a text into a field: a checkbox is checked by the texts Python lists; a list only takes its own options. */
+function setField(control, value) {
+  if (control instanceof HTMLInputElement && control.type === "checkbox") {
+    control.checked = control.dataset.true.split(" ").includes(value.trim().toLowerCase());
+  } else if (control instanceof HTMLSelectElement) {
+    if ([...control.options].some((option) => option.value === value)) control.value = value;
+  } else if (control instanceof HTMLInputElement) {
+    control.value = value;
   }
 }
 
@@ -148,8 +165,7 @@ function readAddress(form) {
   for (const [name, value] of params) {
     const control = form.elements.namedItem(name);
     if (!(control instanceof HTMLInputElement || control instanceof HTMLSelectElement)) continue;
-    if (control.type === "checkbox") control.checked = value === "on";
-    else control.value = value;
+    setField(control, value);
     applied = true;
   }
   return applied;
@@ -176,8 +192,6 @@ function mount(form) {
   const status = form.querySelector("[data-engine-status]");
   let latest = 0;
   let edited = readAddress(form); // values not yet computed: typed, or taken from the address
-  applyMode(form);
-  applyUnits(form);
 
   async function update() {
     if (engine.state !== "ready") {
@@ -196,6 +210,8 @@ function mount(form) {
     form.dataset.state = engine.state === "ready" ? "ready" : engine.state === "loading" ? "loading" : "error";
     if (engine.state === "ready") form.dataset.engineBoot = engine.boot;
     else delete form.dataset.busy;
+    if (engine.reason) form.dataset.engineReason = engine.reason;
+    else delete form.dataset.engineReason;
     const showing = engine.state === "ready" || (engine.state === "loading" && !edited) ? "" : engine.state;
     status.hidden = !showing;
     for (const message of status.querySelectorAll("[data-when]")) message.hidden = message.dataset.when !== showing;
@@ -208,11 +224,9 @@ function mount(form) {
   }
 
   const retry = form.querySelector("[data-retry]");
-  if (retry) retry.addEventListener("click", startEngine);
+  if (retry) retry.addEventListener("click", () => startEngine(form.dataset.engine));
   let addressTimer = 0;
   const onEdit = () => {
-    applyMode(form);
-    applyUnits(form);
     update();
     // Rewriting the address is slow-ish and rate-limited by browsers: do it once typing pauses.
     clearTimeout(addressTimer);
@@ -224,8 +238,6 @@ function mount(form) {
   form.addEventListener("reset", () => {
     clearTimeout(addressTimer);
     setTimeout(() => { // the browser restores the default values after this event
-      applyMode(form);
-      applyUnits(form);
       history.replaceState(history.state, "", location.pathname + location.hash);
       update();
     });
@@ -247,8 +259,7 @@ function mount(form) {
     if (!preset) return;
     for (const [name, value] of Object.entries(JSON.parse(preset.dataset.preset))) {
       const control = form.elements.namedItem(name);
-      if (control instanceof HTMLInputElement && control.type === "checkbox") control.checked = value === "on";
-      else if (control) control.value = value;
+      if (control) setField(control, value);
     }
     onEdit();
   });
@@ -261,12 +272,13 @@ let unmount = [];
 function onPage() {
   for (const stop of unmount) stop();
   const forms = [...document.querySelectorAll("form[data-calculator]")];
-  if (forms.length && !engine.worker && engine.state !== "file") startEngine();
+  if (forms.length && !engine.worker && engine.state !== "file") startEngine(forms[0].dataset.engine);
   unmount = forms.map(mount);
 }
 
 // Module scripts run once the page is parsed: start the engine now, before the theme is ready.
-if (document.querySelector("form[data-calculator]")) startEngine();
+const first = document.querySelector("form[data-calculator]");
+if (first) startEngine(first.dataset.engine);
 if (window.document$) window.document$.subscribe(onPage);
 else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onPage);
 else onPage();

@@ -1,121 +1,129 @@
 // Module worker that runs the Python calculator package in Pyodide.
 // It holds no formula and no field list: it passes strings to calculator.api.handle.
-//
-// Protocol (page → worker):
-//   {type: "compute", id: number, request: string}   request = JSON for calculator.api.handle
-// Protocol (worker → page):
-//   {type: "ready", boot: "snapshot" | "normal"}
-//   {type: "result", id: number, response: string}   response = JSON from calculator.api.handle
-//   {type: "failed", reason: string}                 the engine could not start (technical detail, English)
+// Messages: engine-protocol.mjs. The first one names the engine's version (its directory).
 //
 // Start-up: restore the memory snapshot made at build time (calculator already
 // imported), which takes a fraction of a second; if that fails in any way (the
 // snapshot API is not a stable one), boot Pyodide normally and load the wheel.
 
-const ENGINE = new URL("../engine/314.0.7/", import.meta.url);
-const LOCK_URL = new URL("pyodide-lock.json", ENGINE);
-const SNAPSHOT_URL = new URL("snapshot.csn1.gz", ENGINE);
-const WASM_URL = new URL("pyodide.asm.wasm", ENGINE);
-const STDLIB_URL = new URL("python_stdlib.zip", ENGINE);
-// A restored snapshot has imported all its answers need (scripts/make_snapshot.mjs answers every kind
-// of request before it is made): it starts with an empty standard library, the real one comes after.
-const EMPTY_STDLIB_URL = new URL("python_stdlib.empty.zip", ENGINE);
-const options = { indexURL: ENGINE.href, packageBaseUrl: ENGINE.href, stdout: () => {}, stderr: () => {} };
+import * as protocol from "./engine-protocol.mjs";
+import { unpackSnapshot } from "./snapshot-file.mjs";
 
-// Start every download at once; each is awaited only where it is needed.
-const pyodideModule = import(new URL("pyodide.mjs", ENGINE).href);
-import(new URL("pyodide.asm.mjs", ENGINE).href).catch(() => {}); // loadPyodide imports it later: same module, already parsed
-const lock = fetch(LOCK_URL).then((r) => r.json()); // read once, by us and by loadPyodide
-lock.catch(() => {});
-const lockSha = lock.then((contents) => contents.packages.calculator.sha256);
-const snapshotFile = import("./snapshot-file.mjs");
-const snapshotBytes = fetch(SNAPSHOT_URL).then(async (response) => {
-  if (!response.ok) throw new Error(`snapshot: HTTP ${response.status}`);
-  return (await snapshotFile).unpackSnapshot(response.body.pipeThrough(new DecompressionStream("gzip")));
-});
-snapshotBytes.catch(() => {}); // a missing snapshot only means a normal boot
-const compiledRuntime = WebAssembly.compileStreaming(fetch(WASM_URL));
-compiledRuntime.catch(() => {}); // then loadPyodide compiles it itself
-
-// loadPyodide compiles the runtime only once it holds the whole snapshot; hand it
-// the module compiled meanwhile (its own download of the same file is dropped).
-const instantiateStreaming = WebAssembly.instantiateStreaming;
-WebAssembly.instantiateStreaming = async (source, imports) => {
-  let module;
-  try {
-    module = await compiledRuntime;
-  } catch {
-    return instantiateStreaming(source, imports);
-  }
-  Promise.resolve(source).then((response) => response.body?.cancel(), () => {});
-  return { module, instance: await WebAssembly.instantiate(module, imports) };
-};
-
-async function fromSnapshot(loadPyodide) {
-  const pyodide = await loadPyodide({
-    ...options, lockFileContents: lock, _loadSnapshot: snapshotBytes, stdLibURL: EMPTY_STDLIB_URL.href,
+/** Every download starts at once; each is awaited only where it is needed. */
+function download(engineDir) {
+  const url = (name) => new URL(name, engineDir).href;
+  const lock = fetch(url("pyodide-lock.json")).then((r) => r.json()); // read once, by us and by loadPyodide
+  const snapshot = fetch(url("snapshot.csn1.gz")).then((response) => {
+    if (!response.ok) throw new Error(`snapshot: HTTP ${response.status}`);
+    return unpackSnapshot(response.body.pipeThrough(new DecompressionStream("gzip")));
   });
-  const made = pyodide.runPython("import calculator; getattr(calculator, '_wheel_sha256', '')");
-  if (made !== (await lockSha)) throw new Error("snapshot made from another build");
-  return pyodide;
+  const runtime = WebAssembly.compileStreaming(fetch(url("pyodide.asm.wasm")));
+  const files = {
+    pyodide: import(url("pyodide.mjs")),
+    lock,
+    lockSha: lock.then((contents) => contents.packages.calculator.sha256),
+    snapshot,
+    runtime,
+  };
+  import(url("pyodide.asm.mjs")).catch(() => {}); // loadPyodide imports it later: same module, already parsed
+  // A missing snapshot only means a normal boot; a runtime not compiled here is compiled by loadPyodide.
+  for (const promise of [lock, snapshot, runtime]) promise.catch(() => {});
+  return files;
 }
 
-async function normalBoot(loadPyodide) {
-  const pyodide = await loadPyodide({ ...options, lockFileContents: lock });
-  await pyodide.loadPackage("calculator", { messageCallback: () => {}, errorCallback: () => {} });
-  return pyodide;
+/** loadPyodide compiles the runtime only once it holds the whole snapshot: hand it the module compiled meanwhile. */
+function useCompiledRuntime(runtime) {
+  const instantiateStreaming = WebAssembly.instantiateStreaming;
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    let module;
+    try {
+      module = await runtime;
+    } catch {
+      return instantiateStreaming(source, imports);
+    }
+    Promise.resolve(source).then((response) => response.body?.cancel(), () => {}); // its own download is dropped
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
+  };
 }
 
-/** @type {Promise<{handle: (request: string) => string, boot: string}>} */
-const engine = (async () => {
-  const { loadPyodide } = await pyodideModule;
-  let pyodide;
-  let boot = "snapshot";
+async function boot(engineDir) {
+  const files = download(engineDir);
+  useCompiledRuntime(files.runtime);
+  const { loadPyodide } = await files.pyodide;
+  const options = {
+    indexURL: engineDir.href, packageBaseUrl: engineDir.href, lockFileContents: files.lock,
+    stdout: () => {}, stderr: () => {},
+  };
   try {
-    pyodide = await fromSnapshot(loadPyodide);
+    // A restored snapshot has imported all its answers need (calculator.warmup answered every kind of
+    // request before it was made): it starts with an empty standard library, the real one comes after.
+    const pyodide = await loadPyodide({
+      ...options, _loadSnapshot: files.snapshot, stdLibURL: new URL("python_stdlib.empty.zip", engineDir).href,
+    });
+    const made = pyodide.runPython("import calculator; getattr(calculator, '_wheel_sha256', '')");
+    if (made !== (await files.lockSha)) throw new Error("snapshot made from another build");
+    return { pyodide, boot: "snapshot" };
   } catch {
-    boot = "normal";
-    pyodide = await normalBoot(loadPyodide);
+    const pyodide = await loadPyodide(options);
+    await pyodide.loadPackage("calculator", { messageCallback: () => {}, errorCallback: () => {} });
+    return { pyodide, boot: "normal" };
   }
-  const handle = pyodide.pyimport("calculator.api").handle;
-  return { pyodide, handle: (request) => handle(request), boot };
-})();
+}
 
 /** Put the real standard library where the snapshot's Python expects it (it knows its directory). */
-async function installStdlib(pyodide) {
-  const response = await fetch(STDLIB_URL);
+async function installStdlib(pyodide, engineDir) {
+  const response = await fetch(new URL("python_stdlib.zip", engineDir));
   if (!response.ok) throw new Error(`standard library: HTTP ${response.status}`);
   const archive = pyodide.runPython("import sys; next(p for p in sys.path if p.endswith('.zip'))");
   pyodide.FS.writeFile(archive, new Uint8Array(await response.arrayBuffer()));
 }
 
-/**
- * Answer. calculator.api.handle never raises: if it does, the answer needed a module that the
- * snapshot had not imported (its archive is still empty), so try once more when the library is in.
- */
-async function answer(handle, request) {
+/** Whether calculator.api answered that a module was missing (the snapshot's library is still empty). */
+const missingModule = (response) => {
   try {
-    return handle(request);
+    return JSON.parse(response).reason === "missing_module";
   } catch {
-    await stdlib;
-    return handle(request);
+    return false;
   }
-}
+};
 
 // A failure deep inside Pyodide's loader may surface as an unhandled rejection:
 // it means the engine cannot start, which the page already hears about.
 self.addEventListener("unhandledrejection", (event) => event.preventDefault());
 
-engine.then(
-  ({ boot }) => self.postMessage({ type: "ready", boot }),
-  (error) => self.postMessage({ type: "failed", reason: String(error && error.message || error) }),
-);
+const started = new Promise((resolve) => {
+  const onStart = ({ data }) => {
+    if (!data || data.type !== protocol.START) return;
+    self.removeEventListener("message", onStart);
+    resolve(protocol.engineDirectory(String(data.version), import.meta.url));
+  };
+  self.addEventListener("message", onStart);
+});
+
+const engine = started.then(async (engineDir) => {
+  const { pyodide, boot: how } = await boot(engineDir);
+  const handle = pyodide.pyimport("calculator.api").handle;
+  return { pyodide, engineDir, boot: how, handle: (request) => handle(request) };
+});
+engine.then(({ boot: how }) => self.postMessage(protocol.ready(how)), (error) => self.postMessage(protocol.failed(error)));
 // Once ready (the page has heard so just before), fetch the standard library for later imports.
-const stdlib = engine.then(({ pyodide, boot }) => boot === "snapshot" && installStdlib(pyodide));
+const stdlib = engine.then(({ pyodide, engineDir, boot: how }) => how === "snapshot" && installStdlib(pyodide, engineDir));
 stdlib.catch(() => {}); // then only an answer that needs it fails, and says so
 
+/** calculator.api.handle never raises; an answer that needed a missing module is retried once the library is in. */
+async function answer(handle, request) {
+  const response = handle(request);
+  if (!missingModule(response)) return response;
+  try {
+    await stdlib;
+  } catch {
+    return response;
+  }
+  return handle(request);
+}
+
 self.addEventListener("message", async ({ data }) => {
-  if (!data || data.type !== "compute") return;
+  if (!data || data.type !== protocol.COMPUTE) return;
   let handle;
   try {
     ({ handle } = await engine);
@@ -123,8 +131,8 @@ self.addEventListener("message", async ({ data }) => {
     return; // already reported as "failed"
   }
   try {
-    self.postMessage({ type: "result", id: data.id, response: await answer(handle, String(data.request)) });
+    self.postMessage(protocol.result(data.id, await answer(handle, String(data.request))));
   } catch (error) {
-    self.postMessage({ type: "failed", reason: String(error && error.message || error) });
+    self.postMessage(protocol.failed(error));
   }
 });

@@ -1,8 +1,8 @@
 // The plain way, for the benchmark's comparison: loadPyodide on the main thread,
 // the calculator package written to the file system from its wheel, one call.
-import { loadPyodide } from "../assets/engine/314.0.7/pyodide.mjs";
-
-const engine = new URL("../assets/engine/314.0.7/", import.meta.url);
+// The benchmark writes the engine's version into the page (data-engine).
+const engine = new URL(`../assets/engine/${document.body.dataset.engine}/`, import.meta.url);
+const { loadPyodide } = await import(new URL("pyodide.mjs", engine).href);
 const pyodide = await loadPyodide({ indexURL: engine.href });
 const lock = await (await fetch(new URL("pyodide-lock.json", engine))).json();
 const wheel = await (await fetch(new URL(lock.packages.calculator.file_name, engine))).arrayBuffer();

@@ -5,7 +5,7 @@ headers (from ``_headers``, so the Content-Security-Policy applies) and the
 precompressed ``.gz`` copies to browsers that accept gzip; it can serve under a
 path prefix, delay chosen files, or throttle its responses to a network profile (one link, shared).
 
-Run as a script: ``python scripts/local_server.py DIRECTORY PORT``.
+Run as a script: ``python -m tools.local_server DIRECTORY PORT``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Gzip copies of the site's text and WebAssembly files, for servers that send precompressed files.
 
-``name.ext.gz`` sits beside ``name.ext``; the local server (scripts/local_server.py) sends it with
+``name.ext.gz`` sits beside ``name.ext``; the local server (tools/local_server.py) sends it with
 ``Content-Encoding: gzip`` to browsers that accept it. Compressed deterministically (no timestamp).
 """
 

@@ -10,12 +10,9 @@ the service worker and the pages.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from prepare_engine import PYODIDE_VERSION, RUNTIME_FILES
+from .engine import RUNTIME_FILES, engine_path
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 SECURITY = {
@@ -28,7 +25,7 @@ def netlify_headers(csp: str) -> str:
     lines = ["/*", *(f"  {k}: {v}" for k, v in SECURITY.items()), f"  Content-Security-Policy: {csp}"]
     lines += ["/*.wasm", "  Content-Type: application/wasm", "/*.mjs", "  Content-Type: text/javascript"]
     for name in RUNTIME_FILES:
-        lines += [f"/assets/engine/{PYODIDE_VERSION}/{name}", f"  Cache-Control: {IMMUTABLE}"]
+        lines += [f"/{engine_path()}/{name}", f"  Cache-Control: {IMMUTABLE}"]
     lines += ["/sw.js", "  Cache-Control: no-cache"]
     return "\n".join(lines) + "\n"
 

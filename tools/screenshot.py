@@ -1,17 +1,13 @@
 """Screenshot pages of a running site with headless Chromium, waiting for the engine.
 
-Usage: python scripts/screenshot.py URL OUT.png [--dark] [--width N]
+Usage: python -m tools.screenshot URL OUT.png [--dark] [--width N]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from tests.browser import launch_chromium
+from .chromium import launch_chromium
 
 
 def main() -> None:

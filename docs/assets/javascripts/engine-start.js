@@ -1,12 +1,13 @@
-// Start the calculator engine's worker while the page is still being parsed,
-// well before the page's module script runs (after the theme's own scripts).
-// calculators.mjs adopts this worker and the messages it has sent meanwhile.
-// Inlined before each calculator form by scripts/calcsite_markdown.py; the
-// worker's address is found from our stylesheet's, which every page links.
+// Start the calculator engine's worker while the page is still being parsed, well before the
+// page's module script runs (after the theme's own scripts). calculators.mjs adopts this worker
+// and the messages it has sent meanwhile. Inlined right after each calculator form by the
+// Markdown extension (sitebuild/markdown_extension.py); the worker's address is found from our
+// stylesheet's, which every page links, and the engine's version from the form.
 (() => {
   if (window.calcEngineStart || location.protocol === "file:") return;
   const stylesheet = document.querySelector('link[rel="stylesheet"][href$="assets/stylesheets/calculators.css"]');
-  if (!stylesheet) return;
+  const form = document.querySelector("form[data-calculator][data-engine]");
+  if (!stylesheet || !form) return;
   try {
     const worker = new Worker(new URL("../javascripts/engine-worker.mjs", stylesheet.href), { type: "module" });
     const early = [];
@@ -17,6 +18,7 @@
     };
     worker.addEventListener("message", keep);
     worker.addEventListener("error", failed);
+    worker.postMessage({ type: "start", version: form.dataset.engine }); // engine-protocol.mjs: start()
     const release = () => {
       worker.removeEventListener("message", keep);
       worker.removeEventListener("error", failed);

@@ -1,6 +1,6 @@
 """Build the static site: engine files, MkDocs (strict), then the offline and host files.
 
-Usage: python scripts/build_site.py [SITE_DIR]   (default: site/)
+Usage: python -m sitebuild.build [SITE_DIR]   (default: site/)
 """
 
 from __future__ import annotations
@@ -10,24 +10,23 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+from .content_security import add_meta_policy, policy
+from .engine import ROOT
+from .host_headers import write_host_headers
+from .precompress import precompress
+from .prepare_engine import prepare_engine
+from .service_worker import write_service_worker
+from .theme_fixes import apply_theme_fixes
 
-from content_security import add_meta_policy, policy
-from host_headers import write_host_headers
-from precompress import precompress
-from prepare_engine import ROOT, prepare_engine
-from service_worker import write_service_worker
-from theme_fixes import apply_theme_fixes
 
-
-def build(site: Path) -> None:
-    """Build everything into ``site``; raises CalledProcessError with MkDocs' output on failure."""
-    prepare_engine()
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "scripts")])}
+def build(site: Path, root: Path = ROOT) -> None:
+    """Build the project at ``root`` into ``site``; raises CalledProcessError with MkDocs' output on failure."""
+    prepare_engine(root)
+    # The project's own packages come first: a copy of the project (tests) builds its own calculators.
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(root)}
     subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
-        cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+        cwd=root, env=env, check=True, capture_output=True, text=True,
     )
     apply_theme_fixes(site)
     csp = policy(site)

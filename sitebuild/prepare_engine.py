@@ -15,7 +15,7 @@ Output, under ``docs/assets/engine/<pyodide version>/``:
   less before it can compute;
 * ``snapshot.csn1.gz``: a Pyodide memory snapshot with the package imported,
   without its zero pages (format: ``docs/assets/javascripts/snapshot-file.mjs``),
-  made in Node by ``scripts/make_snapshot.mjs`` (the worker restores it in a
+  made in Node by ``sitebuild/make_snapshot.mjs`` (the worker restores it in a
   fraction of a second, and boots normally if it cannot).
 """
 
@@ -30,13 +30,20 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PYODIDE_PACKAGE = ROOT / "node_modules" / "pyodide"
-PYODIDE_VERSION = "314.0.7"
-ENGINE_DIR = ROOT / "docs" / "assets" / "engine" / PYODIDE_VERSION
-RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
-OUR_PACKAGES = {"calculator"}
+from .engine import (
+    EMPTY_STDLIB_FILE,
+    LOCK_FILE,
+    OUR_PACKAGES,
+    PYODIDE_PACKAGE,
+    ROOT,
+    RUNTIME_FILES,
+    SNAPSHOT_FILE,
+    engine_dir,
+    pyodide_version,
+)
+
 BIN = Path(sys.executable).parent
+MAKE_SNAPSHOT = Path(__file__).with_name("make_snapshot.mjs")
 
 
 def run(command: list[str], env: dict[str, str] | None = None) -> None:
@@ -47,11 +54,11 @@ def run(command: list[str], env: dict[str, str] | None = None) -> None:
         sys.exit(f"failed: {' '.join(command)}")
 
 
-def build_wheel(outdir: Path) -> Path:
+def build_wheel(outdir: Path, root: Path = ROOT) -> Path:
     """Build the calculator wheel; same sources give the same bytes."""
     env = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}
-    run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(outdir), str(ROOT)], env)
-    shutil.rmtree(ROOT / "build", ignore_errors=True)
+    run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(outdir), str(root)], env)
+    shutil.rmtree(root / "build", ignore_errors=True)
     (wheel,) = outdir.glob("calculator-*.whl")
     return wheel
 
@@ -59,10 +66,10 @@ def build_wheel(outdir: Path) -> Path:
 def write_lock(wheel: Path, target: Path) -> None:
     """Register the wheel with pyodide-build, keeping only our packages."""
     with tempfile.TemporaryDirectory() as tmp:
-        full = Path(tmp) / "pyodide-lock.json"
+        full = Path(tmp) / LOCK_FILE
         run([
             str(BIN / "pyodide"), "lockfile", "add-wheels",
-            "--input", str(PYODIDE_PACKAGE / "pyodide-lock.json"),
+            "--input", str(PYODIDE_PACKAGE / LOCK_FILE),
             "--output", str(full),
             "--base-path", str(wheel.parent),
             str(wheel),
@@ -72,33 +79,35 @@ def write_lock(wheel: Path, target: Path) -> None:
     target.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
 
 
-def prepare_engine() -> None:
-    """Fill docs/assets/engine/<version>/ (see the module docstring)."""
+def prepare_engine(root: Path = ROOT) -> Path:
+    """Fill docs/assets/engine/<version>/ of the project at ``root`` (see the module docstring)."""
+    version = pyodide_version()
     shipped = json.loads((PYODIDE_PACKAGE / "package.json").read_text())["version"]
-    if shipped != PYODIDE_VERSION:
-        raise SystemExit(f"node_modules has pyodide {shipped}, expected {PYODIDE_VERSION}: run npm ci")
-    if ENGINE_DIR.parent.exists():
-        shutil.rmtree(ENGINE_DIR.parent)
-    ENGINE_DIR.mkdir(parents=True)
+    if shipped != version:
+        raise SystemExit(f"node_modules has pyodide {shipped}, expected {version}: run npm ci")
+    target = engine_dir(root / "docs")
+    if target.parent.exists():
+        shutil.rmtree(target.parent)
+    target.mkdir(parents=True)
     for name in RUNTIME_FILES:
-        shutil.copy2(PYODIDE_PACKAGE / name, ENGINE_DIR / name)
-    with zipfile.ZipFile(ENGINE_DIR / "python_stdlib.empty.zip", "w"):
+        shutil.copy2(PYODIDE_PACKAGE / name, target / name)
+    with zipfile.ZipFile(target / EMPTY_STDLIB_FILE, "w"):
         pass
     with tempfile.TemporaryDirectory() as tmp:
-        wheel = build_wheel(Path(tmp))
-        shutil.copy2(wheel, ENGINE_DIR / wheel.name)
-    write_lock(ENGINE_DIR / wheel.name, ENGINE_DIR / "pyodide-lock.json")
-    make_snapshot(ENGINE_DIR)
+        wheel = build_wheel(Path(tmp), root)
+        shutil.copy2(wheel, target / wheel.name)
+    write_lock(target / wheel.name, target / LOCK_FILE)
+    make_snapshot(target)
+    return target
 
 
-def make_snapshot(engine_dir: Path) -> None:
+def make_snapshot(directory: Path) -> None:
     """A memory snapshot with the calculator imported, made in Node from the same runtime and wheel."""
     node = shutil.which("node")
     if not node:
         raise SystemExit("Node.js is needed to make the engine snapshot")
-    run([node, str(ROOT / "scripts" / "make_snapshot.mjs"), str(engine_dir)])
+    run([node, str(MAKE_SNAPSHOT), str(directory), LOCK_FILE, SNAPSHOT_FILE])
 
 
 if __name__ == "__main__":
-    prepare_engine()
-    print(f"engine ready in {ENGINE_DIR.relative_to(ROOT)}")
+    print(f"engine ready in {prepare_engine().relative_to(ROOT)}")

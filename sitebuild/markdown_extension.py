@@ -4,9 +4,10 @@ Plain Python-Markdown, no MkDocs hook, so any tool that runs Markdown
 extensions (MkDocs, Zensical) builds the same pages.
 
 * A line ``[[calcolatore <id>]]`` becomes the calculator's form with its
-  default results, rendered by the ``calculator`` package, preceded by a
-  tiny inline script (``engine_start.js``) that starts the engine's worker
-  while the page is still being parsed.
+  default results, rendered by the ``calculator`` package and marked with the
+  engine's version, followed by a tiny inline script
+  (``docs/assets/javascripts/engine-start.js``) that starts the engine's worker
+  while the rest of the page is still being parsed.
 * ``[[da-provare-dopo <id>]]`` lists the site's other calculators, and
   ``[[schede]]`` shows them all as cards, with titles and summaries taken
   from the package.
@@ -35,6 +36,8 @@ from calculator.evaluate import Evaluation, evaluate
 from calculator.numbers import format_decimal
 from calculator.render import render
 
+from .engine import pyodide_version
+
 DIRECTIVE = re.compile(r"^\[\[calcolatore ([a-z0-9-]+)\]\]\s*$")
 SIBLINGS = re.compile(r"^\[\[da-provare-dopo ([a-z0-9-]+)\]\]\s*$")
 CARDS = re.compile(r"^\[\[schede\]\]\s*$")
@@ -42,7 +45,7 @@ FIGURE = re.compile(r"\{\{\s*([a-z0-9-]+):([a-z0-9_]+):([a-z0-9_]+)(:numero)?\s*
 DISPLAY_MATH = re.compile(r"^\$\$(.+?)\$\$\s*$")
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)\$")
 ITALIAN_NUMBER = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d+,\d+")
-ENGINE_START = Path(__file__).with_name("engine_start.js")
+ENGINE_START = Path(__file__).resolve().parent.parent / "docs" / "assets" / "javascripts" / "engine-start.js"
 
 
 @functools.cache
@@ -110,13 +113,16 @@ class CalculatorPreprocessor(Preprocessor):
         for line in lines:
             line = FIGURE.sub(lambda m: figure(m[1], m[2], m[3], bool(m[4])), line)
             if directive := DIRECTIVE.match(line):
-                out.extend(["", self.md.htmlStash.store(engine_start() + render(get(directive[1]))), ""])
+                form = render(get(directive[1]), attributes={"engine": pyodide_version()})
+                out.extend(["", self.md.htmlStash.store(form + "\n" + engine_start()), ""])
             elif siblings := SIBLINGS.match(line):
                 out.extend(["", *sibling_links(siblings[1]), ""])
             elif CARDS.match(line):
                 out.extend(["", *cards(), ""])
             elif display := DISPLAY_MATH.match(line.strip()):
-                out.extend(["", self.md.htmlStash.store(mathml(display[1].strip(), True)), ""])
+                # Wrapped, so that a long formula scrolls on a narrow screen instead of widening the page.
+                formula = f'<div class="formula">{mathml(display[1].strip(), True)}</div>'
+                out.extend(["", self.md.htmlStash.store(formula), ""])
             else:
                 out.append(INLINE_MATH.sub(lambda m: self.md.htmlStash.store(mathml(m[1], False)), line))
         return out

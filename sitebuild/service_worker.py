@@ -11,7 +11,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from precompress import is_precompressed_copy
+from .precompress import is_precompressed_copy
 
 TEMPLATE = Path(__file__).with_name("service-worker.template.js")
 SKIP_SUFFIXES = (".map",)

@@ -2,7 +2,7 @@
 
 Builds nothing: serve the site first or let scripts/lighthouse do it. Prints a
 Markdown table and writes reports/lighthouse.json. Not a CI gate.
-Usage: python scripts/lighthouse.py BASE_URL [desktop|mobile]
+Usage: python -m tools.lighthouse BASE_URL [desktop|mobile]
 """
 
 from __future__ import annotations

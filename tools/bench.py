@@ -7,7 +7,7 @@ latency; main-thread long tasks during load; bytes of a first visit (raw and
 gzip); and the cold figures again on a throttled network (40 Mbit/s, 20 ms).
 Prints a Markdown table and writes reports/bench.json.
 
-Usage: python scripts/bench.py [--runs N] [--edits N] [--out FILE]
+Usage: python -m tools.bench [--runs N] [--edits N] [--out FILE]
 """
 
 from __future__ import annotations
@@ -18,27 +18,30 @@ import gzip
 import json
 import shutil
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+from calculator import CALCULATORS
+from sitebuild.build import build
+from sitebuild.engine import ROOT, pyodide_version
 
-from build_site import build  # noqa: E402
-from local_server import Server, Throttle, serve  # noqa: E402
+from .chromium import launch_chromium
+from .local_server import Server, Throttle, serve
 
-from tests.browser import launch_chromium  # noqa: E402
 
-PAGES = {
-    "home": ("", None),
-    "accumulo-del-gradiente": ("accumulo-del-gradiente/", "data_parallel_gpus"),
-    "vram-addestramento-llm": ("vram-addestramento-llm/", "parameters_billion"),
-    "parametri-lora": ("parametri-lora/", "rank"),
-    "riferimento": ("riferimento/", None),
-}
+def _pages() -> dict[str, tuple[str, str | None]]:
+    """Page name → (path, a numeric field to edit): the home page, every calculator, the reference."""
+    pages: dict[str, tuple[str, str | None]] = {"home": ("", None)}
+    for calc in CALCULATORS.values():
+        editable = next(f.id for f in calc.fields if f.numeric and not f.optional and not f.modes)
+        pages[calc.id] = (f"{calc.id}/", editable)
+    pages["riferimento"] = ("riferimento/", None)
+    return pages
+
+
+PAGES = _pages()
 THROTTLED = Throttle(bytes_per_second=40e6 / 8, round_trip_seconds=0.020)
 # Every visit opens a new window (a fresh context, for an empty cache), and Chromium then spends about
 # a second of CPU loading its own toolbar and omnibox (WebUI, in a separate renderer). On two cores that
@@ -215,7 +218,9 @@ def run(
             shutil.copytree(built, site)
         else:
             build(site)
-        shutil.copytree(ROOT / "scripts" / "reference", site / "riferimento")
+        shutil.copytree(ROOT / "tools" / "reference", site / "riferimento")
+        index = site / "riferimento" / "index.html"
+        index.write_text(index.read_text().replace("__PYODIDE_VERSION__", pyodide_version()))
         fast, slow = serve(site), serve(site, throttle=THROTTLED)
         report: dict[str, Any] = {"runs": runs, "edits": edits, "loopback": {}, "throttled_40mbit_20ms": {}}
         try:

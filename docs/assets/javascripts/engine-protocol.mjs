@@ -1,0 +1,33 @@
+// The messages between a page (calculators.mjs) and the engine's worker (engine-worker.mjs).
+// Both sides build and read them only through this module.
+//
+// page → worker
+//   {type: "start", version: string}               the engine's version: its files are in ../engine/<version>/
+//   {type: "compute", id: number, request: string} request = JSON for calculator.api.handle
+// worker → page
+//   {type: "ready", boot: "snapshot" | "normal"}
+//   {type: "result", id: number, response: string} response = JSON from calculator.api.handle
+//   {type: "failed", reason: string}               the engine cannot answer (technical detail, English)
+//
+// The inline script that starts the worker early (engine-start.js) cannot import a module: it
+// sends the same "start" message, written out, and a test checks that the two agree.
+
+export const START = "start";
+export const COMPUTE = "compute";
+export const READY = "ready";
+export const RESULT = "result";
+export const FAILED = "failed";
+
+/** @param {string} version */
+export const start = (version) => ({ type: START, version });
+/** @param {number} id @param {string} request */
+export const compute = (id, request) => ({ type: COMPUTE, id, request });
+/** @param {"snapshot" | "normal"} boot */
+export const ready = (boot) => ({ type: READY, boot });
+/** @param {number} id @param {string} response */
+export const result = (id, response) => ({ type: RESULT, id, response });
+/** @param {unknown} error */
+export const failed = (error) => ({ type: FAILED, reason: String((error && error.message) || error || "unknown") });
+
+/** The engine's directory for a version, relative to the scripts' own directory. */
+export const engineDirectory = (version, base) => new URL(`../engine/${version}/`, base);

@@ -1,0 +1,36 @@
+// Make a Pyodide memory snapshot with the calculator package already imported,
+// from the same pinned runtime and wheel that the site ships.
+// Usage: node sitebuild/make_snapshot.mjs <engine dir> <lock file name> <snapshot file name>
+// (sitebuild/prepare_engine.py runs it; the names come from sitebuild/engine.py).
+// Format: docs/assets/javascripts/snapshot-file.mjs. The wheel's sha256 is stored
+// inside the snapshot (calculator._wheel_sha256) so that the worker can refuse a stale one.
+//
+// loadPackage() leaves JavaScript references that a snapshot cannot hold, so
+// the wheel (registered in the lock file) is unpacked with zipfile instead.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+
+import { packSnapshot } from "../docs/assets/javascripts/snapshot-file.mjs";
+
+const [engineArg, lockName, snapshotName] = process.argv.slice(2);
+const engineDir = path.resolve(engineArg) + path.sep;
+const lock = JSON.parse(readFileSync(engineDir + lockName, "utf8"));
+const entry = lock.packages.calculator;
+const { loadPyodide } = await import(engineDir + "pyodide.mjs");
+const pyodide = await loadPyodide({ indexURL: engineDir, lockFileURL: engineDir + lockName, _makeSnapshot: true });
+pyodide.FS.writeFile("/tmp/calculator.whl", readFileSync(engineDir + entry.file_name));
+pyodide.globals.set("wheel_sha256", entry.sha256);
+// calculator.warmup answers every kind of request, so that all the answers need is imported now.
+pyodide.runPython(`
+import site, zipfile
+zipfile.ZipFile("/tmp/calculator.whl").extractall(site.getsitepackages()[0])
+import calculator, calculator.warmup
+calculator._wheel_sha256 = wheel_sha256
+calculator.warmup.warm_up()
+del wheel_sha256
+`);
+const snapshot = pyodide.makeMemorySnapshot();
+const packed = packSnapshot(snapshot);
+writeFileSync(engineDir + snapshotName, gzipSync(packed, { level: 9 }));
+console.log(`snapshot: ${snapshot.length} bytes, ${packed.length} without its zero pages`);

@@ -1,0 +1,1 @@
+"""Developer tools: the local server, the Chromium launcher, the benchmark, Lighthouse and screenshots."""
