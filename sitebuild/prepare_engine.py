@@ -21,6 +21,7 @@ Output, under ``docs/assets/engine/<pyodide version>/``:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -99,6 +100,36 @@ def prepare_engine(root: Path = ROOT) -> Path:
     write_lock(target / wheel.name, target / LOCK_FILE)
     make_snapshot(target)
     return target
+
+
+STAMP = ".stamp"  # a dotfile: MkDocs and Zensical leave it out of the site
+
+
+def engine_sources(root: Path = ROOT) -> list[Path]:
+    """Every file the engine is made from: the package's Python, its packaging, and the snapshot's makers."""
+    here = Path(__file__).resolve().parent
+    return [*sorted((root / "calculator").rglob("*.py")), root / "pyproject.toml", root / "package-lock.json",
+            here / "prepare_engine.py", MAKE_SNAPSHOT, root / "docs" / "assets" / "javascripts" / "snapshot-file.mjs"]
+
+
+def sources_stamp(root: Path = ROOT) -> str:
+    """A digest of ``engine_sources``: the engine is remade only when it changes."""
+    digest = hashlib.sha256()
+    for path in engine_sources(root):
+        digest.update(path.relative_to(root).as_posix().encode() if path.is_relative_to(root) else path.name.encode())
+        digest.update(b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0")
+    return digest.hexdigest()
+
+
+def ensure_engine(root: Path = ROOT) -> bool:
+    """Prepare the engine unless it was made from these very sources; returns whether it was made now."""
+    target = engine_dir(root / "docs")
+    stamp = sources_stamp(root)
+    if (target / STAMP).is_file() and (target / STAMP).read_text() == stamp:
+        return False
+    prepare_engine(root)
+    (target / STAMP).write_text(stamp)
+    return True
 
 
 def make_snapshot(directory: Path) -> None:

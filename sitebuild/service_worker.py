@@ -46,8 +46,24 @@ def cache_name(site: Path, paths: list[str]) -> str:
     return "calcolatori-" + digest.hexdigest()[:16]
 
 
-def write_service_worker(site: Path) -> str:
-    """Write sw.js into ``site``; returns the cache name."""
+# For ``mkdocs serve``: a worker that takes over, drops every cache of the site and unregisters,
+# so that an author always sees the latest build (and a later real deploy starts clean).
+SERVING_WORKER = """// Service worker of mkdocs serve (the author's mode): removes itself and the site's caches.
+self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("activate", (event) => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) if (name.startsWith("calcolatori-")) await caches.delete(name);
+    await self.registration.unregister();
+  })());
+});
+"""
+
+
+def write_service_worker(site: Path, *, serving: bool = False) -> str:
+    """Write sw.js into ``site``; returns the cache name ("" for the author's mode)."""
+    if serving:
+        (site / "sw.js").write_text(SERVING_WORKER)
+        return ""
     paths = precache_paths(site)
     name = cache_name(site, paths)
     script = (

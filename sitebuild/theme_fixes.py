@@ -9,19 +9,21 @@ from __future__ import annotations
 from pathlib import Path
 
 FIXES = [
-    # The search overlay is a dialog with no name (axe: aria-dialog-name).
+    # Material's search overlay is a dialog with no name (axe: aria-dialog-name); Zensical names it.
     (
         '<div class="md-search" data-md-component="search" role="dialog">',
         '<div class="md-search" data-md-component="search" role="dialog" aria-label="Cerca nel sito">',
+        '<div class="md-search" data-md-component="search" role="dialog" aria-label=',
     ),
 ]
 
 
 def apply_theme_fixes(site: Path) -> None:
+    """Apply each fix (``before`` → ``after``); a page already showing ``fixed`` needs none."""
     for page in site.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
-        for before, after in FIXES:
-            if before not in html and after not in html:
+        for before, after, fixed in FIXES:
+            if before not in html and fixed not in html:
                 raise SystemExit(f"theme markup changed in {page}: {before!r} not found")
             html = html.replace(before, after)
         page.write_text(html, encoding="utf-8")

@@ -52,6 +52,24 @@ def build_site(target: Path, root: Path = ROOT) -> Path:
     return target
 
 
+PROJECT_FILES = ("calculator", "sitebuild", "docs", "mkdocs.yml", "pyproject.toml", "package.json", "package-lock.json")
+
+
+def copy_project(target: Path) -> Path:
+    """A copy of what the site is built from (without the engine, which its build makes), sharing node_modules."""
+    import shutil
+
+    target.mkdir(parents=True, exist_ok=True)
+    for name in PROJECT_FILES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("engine", "__pycache__"))
+        else:
+            shutil.copy2(source, target / name)
+    (target / "node_modules").symlink_to(ROOT / "node_modules")
+    return target
+
+
 @contextmanager
 def serving(site: Path) -> Iterator[Server]:
     running = serve(site)

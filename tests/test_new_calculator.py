@@ -9,14 +9,13 @@ service worker all pick it up.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import ROOT, Server, build_site, serving, watched_page
+from .conftest import Server, build_site, copy_project, serving, watched_page
 from .pages import READY_TIMEOUT, calculator, output
 
 MODULE = '''"""Calcolatore di prova: il doppio di un numero."""
@@ -55,19 +54,11 @@ Il doppio di cento è {{ prova-raddoppio:cento:doppio }}.
 
 [[da-provare-dopo prova-raddoppio]]
 """
-COPIED = ("calculator", "sitebuild", "docs", "mkdocs.yml", "pyproject.toml", "package.json", "package-lock.json")
 
 
 @pytest.fixture(scope="module")
 def grown_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("progetto")
-    for name in COPIED:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, project / name, ignore=shutil.ignore_patterns("engine", "__pycache__"))
-        else:
-            shutil.copy2(source, project / name)
-    (project / "node_modules").symlink_to(ROOT / "node_modules")
+    project = copy_project(tmp_path_factory.mktemp("progetto"))
     (project / "calculator" / "prova_raddoppio.py").write_text(MODULE)
     (project / "docs" / "prova-raddoppio.md").write_text(PAGE)
     return build_site(project / "site", root=project)

@@ -1,0 +1,32 @@
+"""What follows the Markdown build, whichever tool built it (MkDocs' plugin, Zensical's script).
+
+Theme fixes, the Content-Security-Policy, the service worker, the host header
+files and the precompressed copies, in that order (each step sees the previous
+one's output).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .content_security import add_meta_policy, policy
+from .host_headers import write_host_headers
+from .precompress import precompress
+from .service_worker import write_service_worker
+from .theme_fixes import apply_theme_fixes
+
+
+def finish_site(site: Path, *, serving: bool = False) -> None:
+    """Complete a built site in place.
+
+    ``serving``: for ``mkdocs serve`` (the author's mode), pages get no CSP ``<meta>`` tag (live
+    reload injects an inline script that no hash can name in advance; the header files still carry
+    the policy) and the service worker only removes itself and its caches, so that every edit shows.
+    """
+    apply_theme_fixes(site)
+    csp = policy(site)
+    if not serving:
+        add_meta_policy(site)
+    write_service_worker(site, serving=serving)
+    write_host_headers(site, csp)
+    precompress(site)
