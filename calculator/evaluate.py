@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation, localcontext
+from urllib.parse import urlencode
 
 from .model import Calculator, ComputeError, FieldError, Kind, Problem, Value, read_field
+from .numbers import format_field
 
 MESSAGE_EMPTY = "Inserisci un valore per visualizzare i risultati."
 MESSAGE_INVALID = "Correggi i valori segnalati per aggiornare i risultati."
@@ -31,6 +33,7 @@ class Evaluation:
     problems: dict[str, str] = field(default_factory=dict)
     mode: str = ""
     units: dict[str, str] = field(default_factory=dict)
+    links: dict[str, str] = field(default_factory=dict)  # feed id → query string for the sibling
 
     def as_dict(self) -> dict[str, object]:
         """The JSON-ready view: strings only."""
@@ -43,6 +46,7 @@ class Evaluation:
             "chart": self.chart,
             "mode": self.mode,
             "units": self.units,
+            "links": self.links,
         }
 
 
@@ -92,7 +96,23 @@ def evaluate(calc: Calculator, texts: Mapping[str, object]) -> Evaluation:
             chart = calc.chart(values, finite) if calc.chart else ""
     except (ArithmeticError, InvalidOperation, ValueError, OverflowError, ComputeError):
         return Evaluation("invalid", MESSAGE_FAILED, {}, blank, values, mode=mode, units=units)
-    return Evaluation("ok", "", {}, results, values, finite, chart, mode=mode, units=units)
+    links = {feed.id: feed_query(feed.values, feed.fixed, values, finite) for feed in calc.feeds}
+    return Evaluation("ok", "", {}, results, values, finite, chart, mode=mode, units=units, links=links)
+
+
+def feed_query(sources: Mapping[str, str], fixed: Mapping[str, str], values: Mapping[str, Value],
+               outputs: Mapping[str, Decimal | str | None]) -> str:
+    """The address query that fills a sibling's fields with these results and inputs."""
+    texts = dict(fixed)
+    for target, source in sources.items():
+        value = outputs[source] if source in outputs else values.get(source)
+        if isinstance(value, bool):
+            texts[target] = "on" if value else ""
+        elif isinstance(value, Decimal):
+            texts[target] = format_field(value)
+        elif isinstance(value, str):
+            texts[target] = value
+    return "?" + urlencode(texts)
 
 
 def field_units(calc: Calculator, values: Mapping[str, Value]) -> dict[str, str]:

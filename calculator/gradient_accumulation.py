@@ -109,7 +109,8 @@ CALCULATOR = Calculator(
             id="activation_per_sample_gb", label="Attivazione per campione", default="0,5", kind=Kind.DECIMAL,
             unit="GB", unit_from="activation_unit", group="Memoria", minimum=Decimal(0), exclusive_minimum=True,
             maximum=Decimal(10_000_000),
-            help="Memoria delle attivazioni di un singolo campione durante il passaggio all'indietro (A).",
+            help="Memoria delle attivazioni di un singolo campione durante il passaggio all'indietro (A): la stima il"
+                 " calcolatore della memoria delle attivazioni.",
         ),
         Field(
             id="activation_unit", label="Unità di misura della memoria", default="GB", kind=Kind.CHOICE,

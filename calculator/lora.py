@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .model import Calculator, Field, Format, Kind, Outputs, Preset, Result, Values, integer
+from .model import Calculator, Field, Format, Kind, Outputs, Preset, Result, Values, integer, size_field
 
 ADAPTER_BYTES_HALF = 2  # fp16/bf16
 ADAPTER_BYTES_FULL = 4  # fp32
@@ -80,8 +80,7 @@ def _preset(label: str, hidden: int, inter: int, layers: int, heads: int, kv: in
 
 
 def _size_field(field_id: str, label: str, default: str, help_text: str, maximum: int = 1_000_000) -> Field:
-    return Field(id=field_id, label=label, default=default, group="Architettura", help=help_text,
-                 maximum=Decimal(maximum))
+    return size_field(field_id, label, default, help_text, "Architettura", maximum)
 
 
 CALCULATOR = Calculator(

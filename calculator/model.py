@@ -64,6 +64,11 @@ class Field:
 Value = Decimal | str | bool | None
 
 
+def size_field(field_id: str, label: str, default: str, help_text: str, group: str, maximum: int = 1_000_000) -> Field:
+    """A positive whole number that describes a model's shape (layers, hidden size, heads…)."""
+    return Field(id=field_id, label=label, default=default, group=group, help=help_text, maximum=Decimal(maximum))
+
+
 class Problem(Enum):
     """What is wrong with a field's value: data for the page and the tests, not only a message."""
 
@@ -220,6 +225,21 @@ class Preset:
 
 
 @dataclass(frozen=True)
+class Feed:
+    """A link from this calculator's results to a sibling that takes them as inputs.
+
+    ``values`` maps each field of the sibling to a result or field of this calculator; ``fixed``
+    gives fields a constant text (a unit, a mode). The link is written for each answer.
+    """
+
+    id: str
+    target: str
+    label: str
+    values: Mapping[str, str]
+    fixed: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Calculator:
     """A calculator: declared fields and results plus a pure compute function.
 
@@ -244,6 +264,7 @@ class Calculator:
     chart: Callable[[Values, Outputs], str] | None = None
     mode_field: str = ""  # a choice field whose value selects which fields and results apply
     order: int = 100  # place among the site's calculators (home cards, "Da provare dopo"); then by id
+    feeds: tuple[Feed, ...] = ()  # links that open a sibling with this calculator's results filled in
 
     def mode(self, values: Mapping[str, object]) -> str:
         """The current mode ('' for calculators without modes)."""

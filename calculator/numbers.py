@@ -125,3 +125,21 @@ def format_decimal(value: Decimal) -> str:
         integer, _, fraction = f"{abs(rounded):f}".partition(".")
         sign = "-" if rounded < 0 else ""
         return f"{sign}{format_integer(int(integer))},{fraction.rstrip('0')}"
+
+
+def format_field(value: Decimal) -> str:
+    """A value as a field's text, for a link that fills another calculator: the Italian comma, no
+    thousands separators, at most ``MAX_DECIMALS`` decimals (what the field accepts), never "0" for a
+    positive value."""
+    with localcontext() as ctx:
+        ctx.prec = 80
+        step = Decimal(1).scaleb(-MAX_DECIMALS)
+        rounded = value.quantize(Decimal("0.01") if abs(value) >= 1 else step, rounding=ROUND_HALF_EVEN)
+        if value > 0 and rounded == 0:
+            rounded = step
+        if abs(value) < 1 and rounded != 0:  # three significant digits, as results show
+            rounded = rounded.quantize(Decimal(1).scaleb(max(rounded.adjusted() - 2, -MAX_DECIMALS)))
+        text = f"{rounded:f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text.replace(".", ",")

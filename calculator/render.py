@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from html import escape
 
 from .evaluate import Evaluation, evaluate
-from .model import BLANK, FLAG_ON, FLAG_TRUE_TEXTS, Calculator, Field, Format, Kind, Result, flag_value
+from .model import BLANK, FLAG_ON, FLAG_TRUE_TEXTS, Calculator, Feed, Field, Format, Kind, Result, flag_value
 
 NOSCRIPT = (
     "JavaScript è disattivato: i risultati qui sotto valgono per i valori predefiniti."
@@ -151,9 +151,29 @@ def _results(calc: Calculator, evaluation: Evaluation) -> str:
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-risultati">Risultati</h2>'
         '<div class="calc__live" aria-live="polite">'
         f'<p class="calc__message" data-message>{_t(evaluation.message)}</p>'
-        f'<dl class="calc__outputs">{rows}</dl></div></section></div>'
+        f'<dl class="calc__outputs">{rows}</dl></div>{_feeds(calc, evaluation)}</section></div>'
         + (f'<div class="calc__more">{more}</div>' if more else "")
     )
+
+
+FEEDS_MARK = "<!--calc-feeds-->"  # where a site generator puts the feed links as Markdown (see feed_links)
+
+
+def feed_links(calc: Calculator, texts: Mapping[str, str] | None = None) -> list[tuple[Feed, str]]:
+    """Each link to a sibling with the query that fills it for ``texts`` (defaults if None)."""
+    evaluation = evaluate(calc, {**calc.defaults, **(texts or {})})
+    return [(feed, evaluation.links[feed.id]) for feed in calc.feeds if feed.id in evaluation.links]
+
+
+def _feeds(calc: Calculator, evaluation: Evaluation) -> str:
+    """Links that open a sibling with these results filled in; the page script keeps their addresses current.
+
+    The list itself is left to the site generator, at ``FEEDS_MARK``, written as Markdown links to the
+    sibling's page, so that MkDocs and Zensical both turn them into the right relative addresses.
+    """
+    if not calc.feeds:
+        return ""
+    return f'<div class="calc__feeds"><p class="calc__feeds-title">Continua con questi valori:</p>{FEEDS_MARK}</div>'
 
 
 def _result_row(result: Result, text: str, mode: str) -> str:

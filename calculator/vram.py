@@ -123,7 +123,7 @@ CALCULATOR = Calculator(
         Field(
             id="activation_gb", label="Memoria delle attivazioni per GPU", default="2", kind=Kind.DECIMAL,
             unit="GB", group="Modello", minimum=Decimal(0), maximum=Decimal(100_000),
-            help="Si ricava con il calcolatore della memoria con accumulo del gradiente (M = b · A).",
+            help="M = b · A: la stima il calcolatore della memoria delle attivazioni, per micro-batch e per GPU.",
         ),
         Field(
             id="gpus", label="GPU con parallelismo dei dati", default="1", unit="GPU", group="Partizionamento",

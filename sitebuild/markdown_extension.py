@@ -34,7 +34,7 @@ from markdown.preprocessors import Preprocessor
 from calculator import CALCULATORS, get
 from calculator.evaluate import Evaluation, evaluate
 from calculator.numbers import format_decimal
-from calculator.render import render
+from calculator.render import FEEDS_MARK, feed_links, render
 
 from .engine import pyodide_version
 
@@ -105,16 +105,33 @@ def cards() -> list[str]:
     return [*lines, "</div>"]
 
 
+def feed_list(calculator_id: str) -> list[str]:
+    """The links that carry a calculator's results to its siblings, as Markdown: links to the sibling's
+    ``.md`` page, which MkDocs and Zensical both turn into the right address (they treat raw HTML links
+    differently); the page script then keeps each query current."""
+    return [
+        f'- [{feed.label}]({feed.target}.md{query}){{ .calc__feed data-feed="{feed.id}" }}'
+        for feed, query in feed_links(get(calculator_id))
+    ]
+
+
 class CalculatorPreprocessor(Preprocessor):
     """Expands directives, figures and math before Markdown parses the text."""
+
+    def calculator(self, calculator_id: str) -> list[str]:
+        """The form (raw HTML), its feed links (Markdown, inside it) and the inline start script."""
+        form = render(get(calculator_id), attributes={"engine": pyodide_version()}) + "\n" + engine_start()
+        before, _, after = form.partition(FEEDS_MARK)
+        if not after:
+            return ["", self.md.htmlStash.store(form), ""]
+        return ["", self.md.htmlStash.store(before), "", *feed_list(calculator_id), "", self.md.htmlStash.store(after), ""]
 
     def run(self, lines: list[str]) -> list[str]:
         out: list[str] = []
         for line in lines:
             line = FIGURE.sub(lambda m: figure(m[1], m[2], m[3], bool(m[4])), line)
             if directive := DIRECTIVE.match(line):
-                form = render(get(directive[1]), attributes={"engine": pyodide_version()})
-                out.extend(["", self.md.htmlStash.store(form + "\n" + engine_start()), ""])
+                out.extend(self.calculator(directive[1]))
             elif siblings := SIBLINGS.match(line):
                 out.extend(["", *sibling_links(siblings[1]), ""])
             elif CARDS.match(line):

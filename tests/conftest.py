@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -71,8 +72,8 @@ def copy_project(target: Path) -> Path:
 
 
 @contextmanager
-def serving(site: Path) -> Iterator[Server]:
-    running = serve(site)
+def serving(site: Path, **options: Any) -> Iterator[Server]:
+    running = serve(site, **options)
     yield running
     running.stop()
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import Server
+from .conftest import Server, serving, watched_page
 from .pages import READY_TIMEOUT
 from .pages import open_ready as open_calculator
 
@@ -58,14 +61,23 @@ def test_bad_input_gets_an_italian_message_beside_the_field(page: Page, server: 
     expect(output(page, "effective_batch")).to_have_text("64")
 
 
-def test_values_typed_while_loading_are_applied(page: Page, server: Server) -> None:
-    page.goto(server.url + PATH, wait_until="domcontentloaded")
-    page.fill('input[name="data_parallel_gpus"]', "4")
-    assert page.locator(ROOT_SELECTOR).get_attribute("data-state") == "loading"
-    expect(page.locator("[data-engine-status]")).to_contain_text("si sta avviando")
-    expect(page.locator(ROOT_SELECTOR)).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
-    expect(output(page, "effective_batch")).to_have_text("128")
-    expect(page.locator("[data-engine-status]")).to_be_hidden()
+@pytest.fixture
+def slow_worker_server(site_dir: Path) -> Iterator[Server]:
+    """The site, with the engine's worker held back long enough to type while it loads, on any machine."""
+    with serving(site_dir, delays={"engine-worker.mjs": 3.0}) as running:
+        yield running
+
+
+def test_values_typed_while_loading_are_applied(browser, slow_worker_server: Server) -> None:  # type: ignore[no-untyped-def]
+    server = slow_worker_server
+    with watched_page(browser, server.host) as page:
+        page.goto(server.url + PATH, wait_until="domcontentloaded")
+        page.fill('input[name="data_parallel_gpus"]', "4")
+        assert page.locator(ROOT_SELECTOR).get_attribute("data-state") == "loading"
+        expect(page.locator("[data-engine-status]")).to_contain_text("si sta avviando")
+        expect(page.locator(ROOT_SELECTOR)).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+        expect(output(page, "effective_batch")).to_have_text("128")
+        expect(page.locator("[data-engine-status]")).to_be_hidden()
 
 
 def test_without_javascript_the_defaults_are_shown(browser, server: Server) -> None:  # type: ignore[no-untyped-def]

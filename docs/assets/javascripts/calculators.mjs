@@ -127,6 +127,14 @@ function show(form, response) {
       else control.removeAttribute("aria-invalid");
     }
   }
+  for (const link of form.querySelectorAll("a[data-feed]")) {
+    const query = answer.links[link.dataset.feed];
+    link.hidden = query === undefined; // no link to a sibling from values that do not compute
+    if (query === undefined) continue;
+    const target = new URL(link.href); // the sibling's page, as the site generator wrote it
+    target.search = query;
+    if (link.href !== target.href) link.href = target.href;
+  }
   for (const unit of form.querySelectorAll("[data-unit-of]")) {
     setText(unit, answer.units[unit.dataset.unitOf] ?? unit.textContent);
   }
@@ -230,7 +238,10 @@ function mount(form) {
     update();
     // Rewriting the address is slow-ish and rate-limited by browsers: do it once typing pauses.
     clearTimeout(addressTimer);
-    addressTimer = setTimeout(() => writeAddress(form), 250);
+    addressTimer = setTimeout(() => {
+      addressTimer = 0;
+      writeAddress(form);
+    }, 250);
   };
   form.addEventListener("input", onEdit);
   form.addEventListener("change", onEdit);
@@ -249,6 +260,11 @@ function mount(form) {
       const source = form.querySelector(`[data-output="${CSS.escape(copy.dataset.copy)}"]`);
       return copyText(copy, source ? source.textContent : "");
     }
+    if (target && target.closest("a[data-feed]")) {
+      clearTimeout(addressTimer);
+      writeAddress(form); // coming back to this page, the reader finds every value just typed
+      return;
+    }
     const link = target && target.closest("[data-copy-link]");
     if (link) {
       clearTimeout(addressTimer);
@@ -263,9 +279,20 @@ function mount(form) {
     }
     onEdit();
   });
+  // Leaving the page (a link, the back button) within the debounce still records the last edit.
+  const flush = () => {
+    if (!addressTimer) return;
+    clearTimeout(addressTimer);
+    addressTimer = 0;
+    writeAddress(form);
+  };
+  window.addEventListener("pagehide", flush);
   engine.listeners.add(onEngine);
   onEngine();
-  return () => engine.listeners.delete(onEngine);
+  return () => {
+    window.removeEventListener("pagehide", flush);
+    engine.listeners.delete(onEngine);
+  };
 }
 
 let unmount = [];
