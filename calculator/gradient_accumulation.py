@@ -11,12 +11,13 @@ from decimal import ROUND_CEILING, Decimal
 
 from .accumulation_plan import largest_micro_batch, plan
 from .framework_configs import SNIPPETS
-from .model import Calculator, Field, Format, Kind, Option, Outputs, Result, Values, number
+from .model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Values, number
 from .numbers import format_decimal
 from .svg import accumulation_chart
 
 DIRECT, TARGET = "diretto", "obiettivo"
 UNITS = (Option("MB", "MB"), Option("GB", "GB"), Option("GiB", "GiB"))
+IN_GB = {"MB": Decimal("0.001"), "GB": Decimal(1), "GiB": Decimal(2**30) / 10**9}
 
 
 def configuration(values: Values) -> tuple[int, int, str]:
@@ -35,9 +36,11 @@ def compute(values: Values) -> Outputs:
     g = int(number(values, "data_parallel_gpus"))
     effective = b * a * g
     dataset, sequence = values["dataset_size"], values["sequence_length"]
+    memory = b * number(values, "activation_per_sample_gb")
     outputs: dict[str, Decimal | str | None] = {
         "effective_batch": Decimal(effective),
-        "activation_memory": b * number(values, "activation_per_sample_gb"),
+        "activation_memory": memory,
+        "activation_memory_gb": memory * IN_GB[str(values["activation_unit"])],  # for the VRAM page's field
         "micro_batch_fit": Decimal(b) if values["mode"] == TARGET else None,
         "accumulation_needed": Decimal(a) if values["mode"] == TARGET else None,
         "plan_note": note or None,
@@ -156,6 +159,10 @@ CALCULATOR = Calculator(
     compute=compute,
     check=check,
     chart=chart,
+    feeds=(
+        Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con questa memoria delle attivazioni e queste GPU",
+             {"activation_gb": "activation_memory_gb", "gpus": "data_parallel_gpus"}),
+    ),
     examples={
         "predefinito": {},
         "quattro_gpu": {"data_parallel_gpus": "4"},

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .model import Calculator, Field, Format, Kind, Outputs, Preset, Result, Values, integer, size_field
+from .model import Calculator, Feed, Field, Format, Kind, Outputs, Preset, Result, Values, integer, size_field
 
 ADAPTER_BYTES_HALF = 2  # fp16/bf16
 ADAPTER_BYTES_FULL = 4  # fp32
@@ -122,6 +122,10 @@ CALCULATOR = Calculator(
     ),
     compute=compute,
     check=check,
+    feeds=(
+        Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con lo stesso numero di parametri",
+             {"parameters_billion": "total_parameters_billion"}),
+    ),
     presets=(
         _preset("Llama 2 7B", 4096, 11008, 32, 32, 32, "6,74"),
         _preset("Mistral 7B", 4096, 14336, 32, 32, 8, "7,24"),

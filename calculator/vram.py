@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .model import Calculator, Field, Format, Kind, Option, Outputs, Result, Values, number
+from .model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Values, number
 from .svg import stacked_bar
 
 
@@ -147,6 +147,10 @@ CALCULATOR = Calculator(
     ),
     compute=compute,
     chart=chart,
+    feeds=(
+        Feed("lora", "parametri-lora", "Calcolatore dei parametri LoRA, con lo stesso numero di parametri",
+             {"total_parameters_billion": "parameters_billion"}),
+    ),
     examples={
         "predefinito": {},
         "zero_gpt2": {"parameters_billion": "1,5", "activation_gb": "0"},

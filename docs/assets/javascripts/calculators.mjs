@@ -166,9 +166,9 @@ function setField(control, value) {
   }
 }
 
-/** Fill the fields from the address (?name=value): values only ever become field text. */
-function readAddress(form) {
-  const params = new URLSearchParams(location.search);
+/** Fill the fields from a query (?name=value): values only ever become field text. */
+function readQuery(form, search) {
+  const params = new URLSearchParams(search);
   let applied = false;
   for (const [name, value] of params) {
     const control = form.elements.namedItem(name);
@@ -179,9 +179,31 @@ function readAddress(form) {
   return applied;
 }
 
+// The values a reader typed, kept on this device only (localStorage, never sent anywhere), so that they
+// come back on the next visit; a shared link (values in the address) always wins over them.
+const storeKey = (form) => `calcolatori:${form.dataset.calculator}`;
+
+function store(form, query) {
+  try {
+    if (query === null) localStorage.removeItem(storeKey(form));
+    else localStorage.setItem(storeKey(form), query);
+  } catch {
+    // storage refused (private mode, quota): the address still holds the values
+  }
+}
+
+function stored(form) {
+  try {
+    return localStorage.getItem(storeKey(form)) || "";
+  } catch {
+    return "";
+  }
+}
+
 function writeAddress(form) {
   const query = new URLSearchParams(readValues(form)).toString();
   history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
+  store(form, query);
 }
 
 async function copyText(button, text) {
@@ -199,7 +221,8 @@ function mount(form) {
   const calculator = form.dataset.calculator;
   const status = form.querySelector("[data-engine-status]");
   let latest = 0;
-  let edited = readAddress(form); // values not yet computed: typed, or taken from the address
+  // Values not yet computed: typed, taken from the address or, without one, from this device.
+  let edited = readQuery(form, location.search) || readQuery(form, stored(form));
 
   async function update() {
     if (engine.state !== "ready") {
@@ -250,6 +273,7 @@ function mount(form) {
     clearTimeout(addressTimer);
     setTimeout(() => { // the browser restores the default values after this event
       history.replaceState(history.state, "", location.pathname + location.hash);
+      store(form, null);
       update();
     });
   });
