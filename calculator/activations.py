@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .catalogue import GATED, MODELS, PLAIN
+from .catalogue import GATED, PLAIN, field_texts, model
 from .model import Calculator, Feed, Field, Kind, Option, Outputs, Preset, Result, Values, integer, number, size_field
 from .numbers import format_integer
 from .svg import stacked_bar
@@ -198,13 +198,8 @@ GPT3_175B = {
 
 
 def _preset(model_id: str) -> Preset:
-    model = next(m for m in MODELS if m.id == model_id)
-    values = {
-        "layers": str(model.layers), "hidden_size": str(model.hidden), "attention_heads": str(model.heads),
-        "kv_heads": str(model.kv_heads), "head_dim": str(model.dim), "intermediate_size": str(model.intermediate),
-        "mlp": model.mlp, "vocab_size": str(model.vocab),
-    }
-    return Preset(model.id, model.label, values)
+    entry = model(model_id)
+    return Preset(entry.id, entry.label, field_texts(entry))
 
 
 def _size(field_id: str, label: str, default: str, help_text: str, maximum: int = 1_000_000) -> Field:

@@ -9,6 +9,9 @@ count each publisher states.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
+
+from .numbers import format_field
 
 GATED = "gated"  # SwiGLU/GeGLU: gate_proj, up_proj, down_proj
 PLAIN = "plain"  # two matrices with GELU between them (GPT-2, GPT-3, OPT, BLOOM…)
@@ -66,6 +69,25 @@ class Architecture:
         embeddings = self.vocab * h + self.positions * h
         head = 0 if self.tied else self.vocab * h
         return embeddings + self.layers * layer + norm + head
+
+
+def model(model_id: str) -> Architecture:
+    """The catalogue's entry with this id; KeyError if there is none."""
+    for entry in MODELS:
+        if entry.id == model_id:
+            return entry
+    raise KeyError(model_id)
+
+
+def field_texts(entry: Architecture) -> dict[str, str]:
+    """The entry as the calculators' fields read it (a calculator takes the fields it has)."""
+    billions = Decimal(entry.stated_parameters or entry.parameters()) / 10**9
+    return {
+        "layers": str(entry.layers), "hidden_size": str(entry.hidden), "attention_heads": str(entry.heads),
+        "kv_heads": str(entry.kv_heads), "head_dim": str(entry.dim), "intermediate_size": str(entry.intermediate),
+        "mlp": entry.mlp, "vocab_size": str(entry.vocab),
+        "total_parameters_billion": format_field(billions), "parameters_billion": format_field(billions),
+    }
 
 
 def _hf(repo: str) -> str:

@@ -2,14 +2,17 @@
 
 Each adapted matrix W of shape d_out × d_in gains two factors, B (d_out × r)
 and A (r × d_in): r·(d_in + d_out) trainable parameters (Hu et al.,
-arXiv:2106.09685 §4.1). With grouped-query attention the key and value
-projections map the hidden size to kv_heads · (hidden / heads).
+arXiv:2106.09685 §4.1). The attention projections are sized from the head
+dimension, which some configs set on their own (Gemma, Qwen3): q_proj maps the
+hidden size to heads · head_dim, k_proj and v_proj to kv_heads · head_dim
+(grouped-query attention), o_proj back from heads · head_dim.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 
+from .catalogue import field_texts, model
 from .model import Calculator, Feed, Field, Format, Kind, Outputs, Preset, Result, Values, integer, size_field
 
 ADAPTER_BYTES_HALF = 2  # fp16/bf16
@@ -28,14 +31,14 @@ MODULES = {
 }
 
 
-def shapes(hidden: int, intermediate: int, heads: int, kv_heads: int) -> dict[str, tuple[int, int]]:
+def shapes(hidden: int, intermediate: int, heads: int, kv_heads: int, head_dim: int) -> dict[str, tuple[int, int]]:
     """(d_in, d_out) of each adaptable matrix of a Llama-style decoder layer."""
-    kv_dim = kv_heads * (hidden // heads)
+    q_dim, kv_dim = heads * head_dim, kv_heads * head_dim
     return {
-        "q_proj": (hidden, hidden),
+        "q_proj": (hidden, q_dim),
         "k_proj": (hidden, kv_dim),
         "v_proj": (hidden, kv_dim),
-        "o_proj": (hidden, hidden),
+        "o_proj": (q_dim, hidden),
         "gate_proj": (hidden, intermediate),
         "up_proj": (hidden, intermediate),
         "down_proj": (intermediate, hidden),
@@ -46,7 +49,7 @@ def compute(values: Values) -> Outputs:
     """Trainable LoRA parameters, their share of the model, sizes and training state."""
     rank, layers = integer(values, "rank"), integer(values, "layers")
     matrices = shapes(integer(values, "hidden_size"), integer(values, "intermediate_size"),
-                      integer(values, "attention_heads"), integer(values, "kv_heads"))
+                      integer(values, "attention_heads"), integer(values, "kv_heads"), integer(values, "head_dim"))
     per_layer = sum(rank * (d_in + d_out) for name, (d_in, d_out) in matrices.items() if values[name] is True)
     trainable = Decimal(layers * per_layer)
     total = values["total_parameters_billion"]
@@ -61,11 +64,9 @@ def compute(values: Values) -> Outputs:
 
 
 def check(values: Values) -> dict[str, str]:
-    """Head counts must fit the hidden size, and at least one module must be adapted."""
+    """Key/value heads must divide the heads, and at least one module must be adapted."""
     errors: dict[str, str] = {}
-    hidden, heads, kv_heads = (integer(values, k) for k in ("hidden_size", "attention_heads", "kv_heads"))
-    if hidden % heads:
-        errors["attention_heads"] = "Teste di attenzione: devono dividere esattamente la dimensione nascosta."
+    heads, kv_heads = (integer(values, k) for k in ("attention_heads", "kv_heads"))
     if kv_heads > heads or heads % kv_heads:
         errors["kv_heads"] = "Teste chiave/valore: devono dividere esattamente le teste di attenzione."
     if not any(values[name] is True for name in MODULES):
@@ -73,10 +74,9 @@ def check(values: Values) -> dict[str, str]:
     return errors
 
 
-def _preset(label: str, hidden: int, inter: int, layers: int, heads: int, kv: int, total: str) -> Preset:
-    values = {"hidden_size": str(hidden), "intermediate_size": str(inter), "layers": str(layers),
-              "attention_heads": str(heads), "kv_heads": str(kv), "total_parameters_billion": total}
-    return Preset(label.lower().replace(" ", "-"), label, values)
+def _preset(model_id: str) -> Preset:
+    entry = model(model_id)
+    return Preset(entry.id, entry.label, field_texts(entry))
 
 
 def _size_field(field_id: str, label: str, default: str, help_text: str, maximum: int = 1_000_000) -> Field:
@@ -106,6 +106,8 @@ CALCULATOR = Calculator(
         _size_field("attention_heads", "Teste di attenzione", "32", "num_attention_heads.", 100_000),
         _size_field("kv_heads", "Teste chiave/valore", "32",
                     "num_key_value_heads: meno delle teste di attenzione con la grouped-query attention.", 100_000),
+        _size_field("head_dim", "Dimensione di ogni testa", "128",
+                    "head_dim: di solito dimensione nascosta / teste; Gemma e Qwen3 la fissano nel config.", 100_000),
         Field(id="total_parameters_billion", label="Parametri totali del modello", default="6,74",
               kind=Kind.DECIMAL, unit="miliardi", group="Architettura", optional=True,
               minimum=Decimal(0), exclusive_minimum=True, maximum=Decimal(100_000),
@@ -126,11 +128,9 @@ CALCULATOR = Calculator(
         Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con lo stesso numero di parametri",
              {"parameters_billion": "total_parameters_billion"}),
     ),
-    presets=(
-        _preset("Llama 2 7B", 4096, 11008, 32, 32, 32, "6,74"),
-        _preset("Mistral 7B", 4096, 14336, 32, 32, 8, "7,24"),
-        _preset("Llama 3 8B", 4096, 14336, 32, 32, 8, "8,03"),
-    ),
+    # Models whose MLP has gate, up and down projections (the modules listed above).
+    presets=tuple(_preset(m) for m in ("llama-2-7b", "mistral-7b", "llama-3.1-8b", "qwen2.5-7b", "qwen3-8b",
+                                       "gemma-2-2b")),
     examples={
         "predefinito": {},
         "tutti_i_moduli": {m: "on" for m in MODULES},

@@ -98,7 +98,7 @@ def test_lora_by_keyboard(page: Page, server: Server) -> None:
     tab_to(page, "button[data-preset]")
     assert focus_ring(page) not in {"", "none"}
     page.keyboard.press("Tab")
-    page.keyboard.press("Tab")  # the third preset: Llama 3 8B
+    page.keyboard.press("Tab")  # the third preset: Llama 3.1 8B
     page.keyboard.press("Enter")
     expect(output(form, "trainable_parameters")).to_have_text("3.407.872")
     tab_to(page, '[name="k_proj"]')

@@ -159,7 +159,7 @@ def test_sibling_pages_are_prerendered_with_their_results(site_dir: Path) -> Non
     assert "<svg" in vram and 'role="img"' in vram
     lora = page_text(site_dir, CALCULATOR_PAGES["parametri-lora"])
     assert '<output data-output="trainable_parameters">4.194.304</output>' in lora
-    assert lora.count("data-preset=") == 3
+    assert lora.count("data-preset=") == len(CALCULATORS["parametri-lora"].presets)
 
 
 def test_vram_byte_table_matches_the_module(site_dir: Path) -> None:
@@ -188,8 +188,10 @@ def test_sibling_prose_figures(site_dir: Path) -> None:
     # Figures written out in the prose, checked against the module.
     from calculator.lora import shapes
 
-    kv_out = shapes(4096, 14336, 32, 8)["k_proj"][1]
+    kv_out = shapes(4096, 14336, 32, 8, 128)["k_proj"][1]
     assert f"le proiezioni k e v escono a {kv_out:,} dimensioni invece di 4.096".replace(",", ".") in lora
+    q_out = shapes(2304, 9216, 8, 4, 256)["q_proj"][1]  # Gemma 2 2B
+    assert f"q_proj esce a {q_out:,} dimensioni e non a 2.304".replace(",", ".") in lora
 
 
 @pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))

@@ -36,7 +36,7 @@ def test_vram_page(page: Page, server: Server) -> None:
 def test_lora_page(page: Page, server: Server) -> None:
     form = open_ready(page, server, "parametri-lora")
     expect(output(form, "trainable_parameters")).to_have_text("4.194.304")
-    form.get_by_role("button", name="Llama 3 8B").click()
+    form.get_by_role("button", name="Llama 3.1 8B").click()
     expect(form.locator('input[name="kv_heads"]')).to_have_value("8")
     expect(output(form, "trainable_parameters")).to_have_text("3.407.872")
     expect(output(form, "trainable_percent")).to_have_text("0,0424 %")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,6 +28,8 @@ def architectures(draw: st.DrawFn) -> dict[str, int]:
         "intermediate_size": draw(st.integers(min_value=1, max_value=65_536)),
         "attention_heads": heads,
         "kv_heads": kv_heads,
+        # Usually hidden / heads; some configs set another (Gemma 2: 2304 / 8 heads, head_dim 256).
+        "head_dim": draw(st.sampled_from([head_dim, head_dim * 2, 256])),
     }
 
 
@@ -63,21 +66,51 @@ def test_more_modules_more_parameters(rank: int, arch: dict[str, int], first: se
 @given(ranks, architectures())
 def test_matches_the_per_matrix_formula(rank: int, arch: dict[str, int]) -> None:
     h, i = arch["hidden_size"], arch["intermediate_size"]
-    kv = arch["kv_heads"] * h // arch["attention_heads"]
-    per_layer = rank * ((h + h) * 2 + (h + kv) * 2 + (h + i) * 3)
+    q, kv = arch["attention_heads"] * arch["head_dim"], arch["kv_heads"] * arch["head_dim"]
+    per_layer = rank * ((h + q) * 2 + (h + kv) * 2 + (h + i) * 3)
     assert trainable(rank, arch, set(MODULES)) == arch["layers"] * per_layer
 
 
 def test_presets_are_public_configs() -> None:
-    presets = {p.label: dict(p.values) for p in CALCULATOR.presets}
-    assert presets == {
-        "Llama 2 7B": {"hidden_size": "4096", "intermediate_size": "11008", "layers": "32",
-                       "attention_heads": "32", "kv_heads": "32", "total_parameters_billion": "6,74"},
-        "Mistral 7B": {"hidden_size": "4096", "intermediate_size": "14336", "layers": "32",
-                       "attention_heads": "32", "kv_heads": "8", "total_parameters_billion": "7,24"},
-        "Llama 3 8B": {"hidden_size": "4096", "intermediate_size": "14336", "layers": "32",
-                       "attention_heads": "32", "kv_heads": "8", "total_parameters_billion": "8,03"},
-    }
-    for values in presets.values():
-        answer = respond({"calculator": LORA, "values": {**CALCULATOR.defaults, **values}})
+    """Each preset is a catalogue entry, its values those of the model's config.json (see the entry's source)."""
+    labels = [p.label for p in CALCULATOR.presets]
+    assert labels[:3] == ["Llama 2 7B", "Mistral 7B v0.1", "Llama 3.1 8B"] and "Gemma 2 2B" in labels
+    llama2 = dict(CALCULATOR.presets[0].values)
+    assert {k: llama2[k] for k in ("hidden_size", "intermediate_size", "layers", "attention_heads", "kv_heads",
+                                   "head_dim", "total_parameters_billion")} == {
+        "hidden_size": "4096", "intermediate_size": "11008", "layers": "32", "attention_heads": "32",
+        "kv_heads": "32", "head_dim": "128", "total_parameters_billion": "6,74"}
+    for preset in CALCULATOR.presets:
+        answer = respond({"calculator": LORA, "values": {**CALCULATOR.defaults, **preset.values}})
         assert answer["status"] == "ok"
+
+
+# Attention projections sized from the head dimension (config.json's head_dim), not hidden / heads: the
+# published configs of these models set one that differs from hidden / heads, or use grouped-query attention.
+# Expected counts written out from each config, r = 8 on q_proj and v_proj (PEFT's default for Llama-style
+# models): r·(d_in + d_out) per matrix, times the layers.
+HEAD_DIM_CASES = {
+    # id: (layers, hidden, heads, kv heads, head_dim)
+    "gemma-2-2b": (26, 2304, 8, 4, 256),  # hidden / heads = 288, head_dim 256
+    "qwen3-8b": (36, 4096, 32, 8, 128),
+    "llama-3.2-1b": (16, 2048, 32, 8, 64),
+    "qwen2.5-7b": (28, 3584, 28, 4, 128),
+}
+
+
+@pytest.mark.parametrize("model_id", list(HEAD_DIM_CASES))
+def test_attention_is_sized_from_the_head_dimension(model_id: str) -> None:
+    from calculator.catalogue import field_texts, model
+
+    layers, hidden, heads, kv, head_dim = HEAD_DIM_CASES[model_id]
+    expected = layers * 8 * ((hidden + heads * head_dim) + (hidden + kv * head_dim))
+    answer = respond({"calculator": LORA, "values": {**CALCULATOR.defaults, **field_texts(model(model_id))}})
+    assert answer["results"]["trainable_parameters"] == f"{expected:,}".replace(",", ".")  # type: ignore[index]
+
+
+def test_gemma_2_2b_is_no_longer_counted_from_hidden_over_heads() -> None:
+    """The old rule (q_proj 2304 → 2304, k/v 2304 → 4 · 288) gave 1.677.312: 5 % too many."""
+    from calculator.catalogue import field_texts, model
+
+    answer = respond({"calculator": LORA, "values": {**CALCULATOR.defaults, **field_texts(model("gemma-2-2b"))}})
+    assert answer["results"]["trainable_parameters"] == "1.597.440"  # type: ignore[index]
