@@ -217,11 +217,12 @@ Outputs = Mapping[str, Decimal | str | None]
 
 @dataclass(frozen=True)
 class Preset:
-    """A named set of field values that fills the form in one click."""
+    """A named set of field values that fills the form in one click; presets of one ``group`` share a row."""
 
     id: str
     label: str
     values: Mapping[str, str]
+    group: str = "Compila con un modello:"
 
 
 @dataclass(frozen=True)

@@ -159,10 +159,11 @@ def _results(calc: Calculator, evaluation: Evaluation) -> str:
 FEEDS_MARK = "<!--calc-feeds-->"  # where a site generator puts the feed links as Markdown (see feed_links)
 
 
-def feed_links(calc: Calculator, texts: Mapping[str, str] | None = None) -> list[tuple[Feed, str]]:
-    """Each link to a sibling with the query that fills it for ``texts`` (defaults if None)."""
+def feed_links(calc: Calculator, texts: Mapping[str, str] | None = None) -> list[tuple[Feed, str | None]]:
+    """Each link to a sibling with the query that fills it for ``texts`` (defaults if None); None for a link
+    that these values cannot offer yet (it is rendered hidden, and shown once they can)."""
     evaluation = evaluate(calc, {**calc.defaults, **(texts or {})})
-    return [(feed, evaluation.links[feed.id]) for feed in calc.feeds if feed.id in evaluation.links]
+    return [(feed, evaluation.links.get(feed.id)) for feed in calc.feeds]
 
 
 def _feeds(calc: Calculator, evaluation: Evaluation) -> str:
@@ -204,15 +205,20 @@ def _snippets(calc: Calculator, evaluation: Evaluation) -> str:
 
 
 def _presets(calc: Calculator) -> str:
-    buttons = "".join(
-        f'<button type="button" class="md-button calc__preset" data-preset="{_a(json.dumps(dict(p.values)))}">'
-        f"{_t(p.label)}</button>"
-        for p in calc.presets
-    )
-    return (
-        f'<div class="calc__presets" role="group" aria-labelledby="{_a(calc.id)}--modelli">'
-        f'<span class="calc__presets-label" id="{_a(calc.id)}--modelli">Compila con un modello:</span>{buttons}</div>'
-    )
+    groups: dict[str, list[str]] = {}
+    for preset in calc.presets:
+        groups.setdefault(preset.group, []).append(
+            f'<button type="button" class="md-button calc__preset" data-preset="{_a(json.dumps(dict(preset.values)))}">'
+            f"{_t(preset.label)}</button>"
+        )
+    rows = []
+    for index, (group, buttons) in enumerate(groups.items()):
+        label_id = f"{calc.id}--preimpostati-{index}"
+        rows.append(
+            f'<div class="calc__presets" role="group" aria-labelledby="{_a(label_id)}">'
+            f'<span class="calc__presets-label" id="{_a(label_id)}">{_t(group)}</span>{"".join(buttons)}</div>'
+        )
+    return "".join(rows)
 
 
 def _t(text: str) -> str:

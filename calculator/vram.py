@@ -9,9 +9,11 @@ weights. Activations are per GPU and are not sharded. 1 GB = 10⁹ byte.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_FLOOR, Decimal
 
-from .model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Values, number
+from .gpus import GPUS, Gpu
+from .model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Preset, Result, Values, number
+from .numbers import format_decimal, format_field
 from .svg import stacked_bar
 
 
@@ -53,6 +55,8 @@ RECIPES: dict[str, Recipe] = {
     ),
 }
 
+GPU_DEFAULT: Gpu = next(gpu for gpu in GPUS if gpu.id == "h100-80")
+
 ZERO_STAGES = {
     "0": "0 – nessun partizionamento",
     "1": "1 – stati dell'ottimizzatore partizionati",
@@ -70,6 +74,20 @@ def compute(values: Values) -> Outputs:
     shard = [weights if stage < 3 else weights / gpus,
              gradients if stage < 2 else gradients / gpus,
              optimizer if stage < 1 else optimizer / gpus]
+    states = sum(shard, Decimal(0))
+    per_gpu = states + activations
+    usable = number(values, "gpu_memory_gb") - number(values, "reserve_gb")  # what the model may use
+    headroom = usable - per_gpu
+    fits = headroom >= 0
+    memory = format_decimal(number(values, "gpu_memory_gb"))
+    verdict = (f"Entra in una GPU da {memory} GB: restano {format_decimal(headroom)} GB oltre la riserva." if fits
+               else f"Non entra in una GPU da {memory} GB: mancano {format_decimal(-headroom)} GB.")
+    per_sample = values["activation_per_sample_gb"]
+    # After the model states, the rest goes to activations: as many samples as fit (0 if the states alone do not).
+    left = usable - states
+    largest = (max(left, Decimal(0)) / per_sample).to_integral_value(rounding=ROUND_FLOOR) \
+        if isinstance(per_sample, Decimal) else None
+    budget = left.quantize(Decimal("0.01"), rounding=ROUND_FLOOR)  # rounded down: the link never promises more
     return {
         "bytes_per_parameter": Decimal(recipe.total),
         "weights_gb": weights,
@@ -77,7 +95,11 @@ def compute(values: Values) -> Outputs:
         "optimizer_gb": optimizer,
         "activations_gb": activations,
         "total_gb": weights + gradients + optimizer + activations,
-        "per_gpu_gb": sum(shard, Decimal(0)) + activations,
+        "per_gpu_gb": per_gpu,
+        "fit": verdict,
+        "headroom_gb": headroom,
+        "max_micro_batch": largest,
+        "activation_budget_gb": budget if budget > 0 and largest else None,  # for the accumulation page's target mode
     }
 
 
@@ -126,6 +148,23 @@ CALCULATOR = Calculator(
             help="M = b · A: la stima il calcolatore della memoria delle attivazioni, per micro-batch e per GPU.",
         ),
         Field(
+            id="gpu_memory_gb", label="Memoria della GPU", default=format_field(GPU_DEFAULT.memory_gb),
+            kind=Kind.DECIMAL, unit="GB", group="GPU", minimum=Decimal(0), exclusive_minimum=True,
+            maximum=Decimal(100_000), example="85,9",
+            help="In GB (10⁹ byte): una GPU «da 80 GB» ha 80 GiB, cioè 85,9 GB. I pulsanti la compilano.",
+        ),
+        Field(
+            id="reserve_gb", label="Riserva del framework", default="2", kind=Kind.DECIMAL, unit="GB", group="GPU",
+            minimum=Decimal(0), maximum=Decimal(100_000),
+            help="Contesto CUDA, buffer temporanei e frammentazione dell'allocatore: una stima da adattare.",
+        ),
+        Field(
+            id="activation_per_sample_gb", label="Attivazioni per campione (A)", default="", kind=Kind.DECIMAL,
+            unit="GB", group="GPU", optional=True, minimum=Decimal(0), exclusive_minimum=True,
+            maximum=Decimal(100_000), example="0,5",
+            help="Facoltativo: per il micro-batch più grande che entra dopo gli stati del modello.",
+        ),
+        Field(
             id="gpus", label="GPU con parallelismo dei dati", default="1", unit="GPU", group="Partizionamento",
             help="Repliche tra cui ZeRO divide gli stati del modello.",
         ),
@@ -137,6 +176,10 @@ CALCULATOR = Calculator(
     ),
     results=(
         Result("per_gpu_gb", "Memoria per GPU", "GB", help="Stati del modello partizionati più le attivazioni."),
+        Result("fit", "Entra nella GPU?", format=Format.TEXT),
+        Result("headroom_gb", "Margine", "GB", help="Memoria della GPU meno la riserva e la memoria per GPU."),
+        Result("max_micro_batch", "Micro-batch più grande che entra", format=Format.COUNT,
+               help="Con le attivazioni per campione indicate, dopo gli stati del modello e la riserva."),
         Result("total_gb", "Totale senza partizionamento", "GB", help="Pesi + gradienti + ottimizzatore + attivazioni."),
         Result("weights_gb", "Pesi", "GB", primary=False),
         Result("gradients_gb", "Gradienti", "GB", primary=False),
@@ -147,7 +190,13 @@ CALCULATOR = Calculator(
     ),
     compute=compute,
     chart=chart,
+    presets=tuple(Preset(gpu.id, gpu.label, {"gpu_memory_gb": format_field(gpu.memory_gb)}, "Compila con una GPU:")
+                  for gpu in GPUS),
     feeds=(
+        Feed("accumulo", "accumulo-del-gradiente",
+             "Calcolatore dell'accumulo, per il batch effettivo che vuoi con la memoria che resta",
+             {"memory_budget": "activation_budget_gb", "activation_per_sample_gb": "activation_per_sample_gb",
+              "data_parallel_gpus": "gpus"}, {"mode": "obiettivo", "activation_unit": "GB"}),
         Feed("lora", "parametri-lora", "Calcolatore dei parametri LoRA, con lo stesso numero di parametri",
              {"total_parameters_billion": "parameters_billion"}),
     ),
@@ -159,5 +208,6 @@ CALCULATOR = Calculator(
         "zero_7b_64_s2": {"parameters_billion": "7,5", "activation_gb": "0", "gpus": "64", "zero_stage": "2"},
         "zero_7b_64_s3": {"parameters_billion": "7,5", "activation_gb": "0", "gpus": "64", "zero_stage": "3"},
         "otto_gpu_s3": {"gpus": "8", "zero_stage": "3"},
+        "piano_8_gpu": {"parameters_billion": "13", "gpus": "8", "zero_stage": "3", "activation_per_sample_gb": "0,5"},
     },
 )

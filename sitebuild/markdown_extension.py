@@ -109,10 +109,11 @@ def feed_list(calculator_id: str) -> list[str]:
     """The links that carry a calculator's results to its siblings, as Markdown: links to the sibling's
     ``.md`` page, which MkDocs and Zensical both turn into the right address (they treat raw HTML links
     differently); the page script then keeps each query current."""
-    return [
-        f'- [{feed.label}]({feed.target}.md{query}){{ .calc__feed data-feed="{feed.id}" }}'
-        for feed, query in feed_links(get(calculator_id))
-    ]
+    lines = []
+    for feed, query in feed_links(get(calculator_id)):
+        hidden = "" if query else ' hidden=""'  # not offered by the default values; the page script shows it
+        lines.append(f'- [{feed.label}]({feed.target}.md{query or ""}){{ .calc__feed data-feed="{feed.id}"{hidden} }}')
+    return lines
 
 
 class CalculatorPreprocessor(Preprocessor):

@@ -21,7 +21,8 @@ stages = st.sampled_from(sorted(ZERO_STAGES))
 
 
 def per_gpu(p: Decimal, act: Decimal, n: Decimal, opt: str, stage: str) -> Decimal:
-    out = compute({"parameters_billion": p, "activation_gb": act, "gpus": n, "optimizer": opt, "zero_stage": stage})
+    out = compute({"parameters_billion": p, "activation_gb": act, "gpus": n, "optimizer": opt, "zero_stage": stage,
+                   "gpu_memory_gb": Decimal(80), "reserve_gb": Decimal(2), "activation_per_sample_gb": None})
     value = out["per_gpu_gb"]
     assert value is not None
     return value
