@@ -13,8 +13,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from calculator import CALCULATORS
+
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["", "accumulo-del-gradiente/", "vram-addestramento-llm/", "parametri-lora/"]
+PAGES = ["", *(f"{calculator_id}/" for calculator_id in CALCULATORS)]
 CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
 FLAGS = ("--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
          " --disable-component-update --disable-sync --disable-dev-shm-usage")
