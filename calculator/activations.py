@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .catalogue import GATED, PLAIN, field_texts, model
-from .model import Calculator, Feed, Field, Kind, Option, Outputs, Preset, Result, Values, integer, number, size_field
+from .catalogue import GATED, PLAIN, preset
+from .model import Calculator, Feed, Field, Kind, Option, Outputs, Result, Values, integer, number, size_field
 from .numbers import format_integer
 from .svg import stacked_bar
 
@@ -197,11 +197,6 @@ GPT3_175B = {
 }
 
 
-def _preset(model_id: str) -> Preset:
-    entry = model(model_id)
-    return Preset(entry.id, entry.label, field_texts(entry))
-
-
 def _size(field_id: str, label: str, default: str, help_text: str, maximum: int = 1_000_000) -> Field:
     return size_field(field_id, label, default, help_text, "Modello", maximum)
 
@@ -286,7 +281,7 @@ CALCULATOR = Calculator(
         Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con la memoria delle attivazioni per GPU",
              {"activation_gb": "per_micro_batch_gb"}),
     ),
-    presets=tuple(_preset(m) for m in ("llama-3.1-8b", "llama-3.2-1b", "mistral-7b", "qwen2.5-7b", "qwen3-8b",
+    presets=tuple(preset(m) for m in ("llama-3.1-8b", "llama-3.2-1b", "mistral-7b", "qwen2.5-7b", "qwen3-8b",
                                        "gemma-2-2b", "gpt2")),
     examples={
         "predefinito": {},

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from .model import Preset
 from .numbers import format_field
 
 GATED = "gated"  # SwiGLU/GeGLU: gate_proj, up_proj, down_proj
@@ -88,6 +89,12 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         "mlp": entry.mlp, "vocab_size": str(entry.vocab),
         "total_parameters_billion": format_field(billions), "parameters_billion": format_field(billions),
     }
+
+
+def preset(model_id: str) -> Preset:
+    """A catalogue entry as a calculator's preset button (the calculator takes the fields it has)."""
+    entry = model(model_id)
+    return Preset(entry.id, entry.label, field_texts(entry))
 
 
 def _hf(repo: str) -> str:

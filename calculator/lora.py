@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .catalogue import field_texts, model
-from .model import Calculator, Feed, Field, Format, Kind, Outputs, Preset, Result, Values, integer, size_field
+from .catalogue import preset
+from .model import Calculator, Feed, Field, Format, Kind, Outputs, Result, Values, integer, size_field
 
 ADAPTER_BYTES_HALF = 2  # fp16/bf16
 ADAPTER_BYTES_FULL = 4  # fp32
@@ -74,11 +74,6 @@ def check(values: Values) -> dict[str, str]:
     return errors
 
 
-def _preset(model_id: str) -> Preset:
-    entry = model(model_id)
-    return Preset(entry.id, entry.label, field_texts(entry))
-
-
 def _size_field(field_id: str, label: str, default: str, help_text: str, maximum: int = 1_000_000) -> Field:
     return size_field(field_id, label, default, help_text, "Architettura", maximum)
 
@@ -129,7 +124,7 @@ CALCULATOR = Calculator(
              {"parameters_billion": "total_parameters_billion"}),
     ),
     # Models whose MLP has gate, up and down projections (the modules listed above).
-    presets=tuple(_preset(m) for m in ("llama-2-7b", "mistral-7b", "llama-3.1-8b", "qwen2.5-7b", "qwen3-8b",
+    presets=tuple(preset(m) for m in ("llama-2-7b", "mistral-7b", "llama-3.1-8b", "qwen2.5-7b", "qwen3-8b",
                                        "gemma-2-2b")),
     examples={
         "predefinito": {},

@@ -151,7 +151,7 @@ def _results(calc: Calculator, evaluation: Evaluation) -> str:
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-risultati">Risultati</h2>'
         '<div class="calc__live" aria-live="polite">'
         f'<p class="calc__message" data-message>{_t(evaluation.message)}</p>'
-        f'<dl class="calc__outputs">{rows}</dl></div>{_feeds(calc, evaluation)}</section></div>'
+        f'<dl class="calc__outputs">{rows}</dl></div>{_feeds(calc)}</section></div>'
         + (f'<div class="calc__more">{more}</div>' if more else "")
     )
 
@@ -166,7 +166,7 @@ def feed_links(calc: Calculator, texts: Mapping[str, str] | None = None) -> list
     return [(feed, evaluation.links.get(feed.id)) for feed in calc.feeds]
 
 
-def _feeds(calc: Calculator, evaluation: Evaluation) -> str:
+def _feeds(calc: Calculator) -> str:
     """Links that open a sibling with these results filled in; the page script keeps their addresses current.
 
     The list itself is left to the site generator, at ``FEEDS_MARK``, written as Markdown links to the

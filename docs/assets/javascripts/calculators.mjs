@@ -284,11 +284,7 @@ function mount(form) {
       const source = form.querySelector(`[data-output="${CSS.escape(copy.dataset.copy)}"]`);
       return copyText(copy, source ? source.textContent : "");
     }
-    if (target && target.closest("a[data-feed]")) {
-      clearTimeout(addressTimer);
-      writeAddress(form); // coming back to this page, the reader finds every value just typed
-      return;
-    }
+    if (target && target.closest("a[data-feed]")) return flush(); // coming back, the reader finds every value
     const link = target && target.closest("[data-copy-link]");
     if (link) {
       clearTimeout(addressTimer);
