@@ -38,7 +38,9 @@ async function networkFirst(request) {
     if (response.ok && request.url.startsWith(self.registration.scope)) await cache.put(request, response.clone());
     return response;
   } catch (error) {
-    const cached = await cache.match(request, { ignoreSearch: request.mode === "navigate" });
+    // A page asked with values in its address (a shared link; instant navigation fetches pages too)
+    // is the same page offline: the values are read by the page's script.
+    const cached = await cache.match(request, { ignoreSearch: true });
     if (cached) return cached;
     throw error;
   }

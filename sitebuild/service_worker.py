@@ -1,21 +1,25 @@
 """Write site/sw.js: the service worker that precaches the built site.
 
 The precache list is every file a visitor may need offline (pages by their
-directory URL, styles, scripts, the search index, the engine), and the cache
-name is a hash of their contents, so each deploy gets a fresh cache.
+directory URL, styles, scripts, the search index, the sitemap that the theme's
+instant navigation reads, the engine), and the cache name is a hash of their
+contents, so each deploy gets a fresh cache.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 from .precompress import is_precompressed_copy
 
 TEMPLATE = Path(__file__).with_name("service-worker.template.js")
 SKIP_SUFFIXES = (".map",)
-SKIP_NAMES = {"sw.js", "sitemap.xml", "_headers", ".htaccess"}
+SKIP_NAMES = {"sw.js", "sitemap.xml.gz", "_headers", ".htaccess"}
+# The sitemap's dates change with each day's build, not its content: they do not make a new deploy.
+LASTMOD = re.compile(rb"<lastmod>[^<]*</lastmod>")
 LUNR_KEEP = ("lunr.stemmer.support.min.js", "lunr.it.min.js", "lunr.multi.min.js")
 
 
@@ -42,7 +46,10 @@ def cache_name(site: Path, paths: list[str]) -> str:
         file = site / (path + "index.html" if path.endswith("/") else path)
         if path == "./":
             file = site / "index.html"
-        digest.update(path.encode() + b"\0" + hashlib.sha256(file.read_bytes()).digest())
+        data = file.read_bytes()
+        if path == "sitemap.xml":
+            data = LASTMOD.sub(b"", data)
+        digest.update(path.encode() + b"\0" + hashlib.sha256(data).digest())
     return "calcolatori-" + digest.hexdigest()[:16]
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Page, expect
 
+from calculator import CALCULATORS, respond
+
 from .conftest import Server
 
 READY_TIMEOUT = 60_000
@@ -23,3 +25,11 @@ def open_ready(page: Page, server: Server, calculator_id: str) -> Locator:
 
 def output(form: Locator, result_id: str) -> Locator:
     return form.locator(f'[data-output="{result_id}"]')
+
+
+def answer(calculator_id: str, values: dict[str, str]) -> dict[str, object]:
+    """Python's answer for these values over the calculator's defaults (which must compute)."""
+    calc = CALCULATORS[calculator_id]
+    result = respond({"calculator": calculator_id, "values": {**calc.defaults, **values}})
+    assert result["status"] == "ok", result["errors"]
+    return result

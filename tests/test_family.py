@@ -7,19 +7,12 @@ from urllib.parse import parse_qs
 import pytest
 from playwright.sync_api import Page, expect
 
-from calculator import CALCULATORS, respond
+from calculator import CALCULATORS
 
 from .conftest import Server
-from .pages import calculator, open_ready, output
+from .pages import answer, calculator, open_ready, output
 
 ACT, ACC, VRAM, LORA = "memoria-attivazioni", "accumulo-del-gradiente", "vram-addestramento-llm", "parametri-lora"
-
-
-def answer(calculator_id: str, values: dict[str, str]) -> dict[str, object]:
-    calc = CALCULATORS[calculator_id]
-    result = respond({"calculator": calculator_id, "values": {**calc.defaults, **values}})
-    assert result["status"] == "ok", result["errors"]
-    return result
 
 
 # Inputs with which every link of a calculator can be offered (the VRAM page needs A for its plan).

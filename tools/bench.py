@@ -5,7 +5,9 @@ the package written to the file system, nothing else) it measures:
 first paint with correct results; time to ready, cold and warm; input-to-result
 latency; main-thread long tasks during load; bytes of a first visit (raw and
 gzip); and the cold figures again on a throttled network (40 Mbit/s, 20 ms).
-Prints a Markdown table and writes reports/bench.json.
+Then, moving between the calculators with the site's navigation (the theme's
+instant navigation, the engine kept): click to ready, and ready after the
+page's content appeared. Prints Markdown tables and writes reports/bench.json.
 
 Usage: python -m tools.bench [--runs N] [--edits N] [--out FILE]
 """
@@ -16,7 +18,9 @@ import argparse
 import contextlib
 import gzip
 import json
+import re
 import shutil
+import socket
 import statistics
 import tempfile
 from pathlib import Path
@@ -95,6 +99,72 @@ EDIT_LOOP = """async ([field, count]) => {
   }
   return times;
 }"""
+
+
+# Clicks the site navigation's link to each calculator in turn; for each: click → the new form in the
+# page (content) → its data-state ready, and whether the page stayed the same document.
+NAVIGATION_LOOP = """async ([ids, count]) => {
+  window.__sameDocument = true;
+  const times = [];
+  for (let i = 0; i < count; i++) {
+    const id = ids[i % ids.length];
+    const link = document.querySelector(`.md-nav--primary a.md-nav__link[href$="/${id}/"]`);
+    const start = performance.now();
+    let content = null;
+    await new Promise((resolve) => {
+      const observer = new MutationObserver(() => {
+        const form = document.querySelector(`form[data-calculator="${id}"]`);
+        if (!form) return;
+        content ??= performance.now();
+        if (form.dataset.state !== "ready") return;
+        observer.disconnect();
+        times.push({ click: performance.now() - start, content: performance.now() - content });
+        resolve();
+      });
+      observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-state"] });
+      link.click();
+    });
+  }
+  return { times, instant: window.__sameDocument === true };
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def retarget(site: Path, url: str) -> None:
+    """Make a built site's sitemap (what the theme's instant navigation reads) name ``url`` as its address."""
+    sitemap = site / "sitemap.xml"
+    text = sitemap.read_text()
+    built = re.search(r"<loc>([^<]*)</loc>", text)
+    if built:
+        sitemap.write_text(text.replace(f"<loc>{built.group(1)}", f"<loc>{url}"))
+        (site / "sitemap.xml.gz").write_bytes(gzip.compress(sitemap.read_bytes()))  # what the server sends
+
+
+def navigation(browser: Any, server: Server, count: int) -> dict[str, Any]:
+    """Moving between the calculators ``count`` times with the site's navigation, after a first visit."""
+    ids = list(CALCULATORS)
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    page.goto(f"{server.url}{ids[-1]}/")
+    page.wait_for_selector('form[data-calculator][data-state="ready"]', timeout=120_000)
+    found = page.evaluate(NAVIGATION_LOOP, [ids, count])
+    workers = sum("engine-worker" in worker.url for worker in page.workers)
+    context.close()
+    clicks = [t["click"] for t in found["times"]]
+    after_content = [t["content"] for t in found["times"]]
+    return {
+        "navigations": count,
+        "instant": found["instant"],
+        "engine_workers_after": workers,
+        "click_to_ready_ms": {"p50": round(percentile(clicks, 0.5), 1), "p95": round(percentile(clicks, 0.95), 1)},
+        "ready_after_content_ms": {"p50": round(percentile(after_content, 0.5), 1),
+                                   "p95": round(percentile(after_content, 0.95), 1)},
+    }
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -208,20 +278,24 @@ def run(
     built: Path | None = None,
     browser: Any = None,
     settle_ms: int = SETTLE_MS,
+    navigations: int = 40,
 ) -> dict[str, Any]:
     """Measure ``pages`` (default: all) and the reference; builds the site unless ``built`` is given,
     launches Chromium unless ``browser`` is."""
     names = list(dict.fromkeys([*(pages or PAGES), "riferimento"]))
+    port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
         if built:
             shutil.copytree(built, site)
         else:
             build(site)
+        # Measured as if published at the loopback address (a build for it differs only in the sitemap).
+        retarget(site, f"http://127.0.0.1:{port}/")
         shutil.copytree(ROOT / "tools" / "reference", site / "riferimento")
         index = site / "riferimento" / "index.html"
         index.write_text(index.read_text().replace("__PYODIDE_VERSION__", pyodide_version()))
-        fast, slow = serve(site), serve(site, throttle=THROTTLED)
+        fast, slow = serve(site, port=port), serve(site, throttle=THROTTLED)
         report: dict[str, Any] = {"runs": runs, "edits": edits, "loopback": {}, "throttled_40mbit_20ms": {}}
         try:
             with contextlib.ExitStack() as stack:
@@ -235,6 +309,7 @@ def run(
                 for index in range(max(1, runs // 2)):
                     for name in names:
                         throttled[name].append(sample(chromium, slow, site, name, index == 0, 0, False, settle_ms))
+                report["navigation"] = navigation(chromium, fast, navigations)
                 for name in names:
                     report["loopback"][name] = summarize(loopback[name])
                     report["throttled_40mbit_20ms"][name] = summarize(throttled[name])
@@ -257,6 +332,7 @@ TARGETS = [
     ("input to result p95 ≤ 16 ms", 16, lambda r: r["input_to_result_ms"]["p95"]),
     ("long tasks caused by our scripts = 0", 0, lambda r: r["long_tasks_during_load"]["caused_by_our_scripts"]),
 ]
+NAVIGATION_TARGET = "sibling ready after content p95 ≤ 50 ms"
 
 
 def targets(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -268,6 +344,9 @@ def targets(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if values:
             worst = max(values)
             verdicts[name] = {"worst": worst, "met": worst <= limit}
+    if moving := report.get("navigation"):  # issue #14: a sibling is ready within 50 ms of its content
+        worst = moving["ready_after_content_ms"]["p95"]
+        verdicts[NAVIGATION_TARGET] = {"worst": worst, "met": moving["instant"] and worst <= 50}
     return verdicts
 
 
@@ -291,6 +370,18 @@ def table(report: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
+def navigation_table(found: dict[str, Any]) -> str:
+    click, content = found["click_to_ready_ms"], found["ready_after_content_ms"]
+    return "\n".join([
+        "| moving between calculators | click to ready p50 / p95 | ready after content p50 / p95 | instant "
+        "| engine workers |",
+        "|---|---:|---:|:---:|---:|",
+        f"| {found['navigations']} navigations | {click['p50']} / {click['p95']} ms "
+        f"| {content['p50']} / {content['p95']} ms | {'yes' if found['instant'] else 'NO'} "
+        f"| {found['engine_workers_after']} |",
+    ])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
@@ -301,10 +392,13 @@ def main() -> None:
     parser.add_argument("--site", type=Path, help="an already built site to measure")
     args = parser.parse_args()
     smoke = ["accumulo-del-gradiente", "riferimento"]
-    report = run(1, 5, smoke, settle_ms=0) if args.smoke else run(args.runs, args.edits, args.pages, args.site)
+    report = (run(1, 5, smoke, settle_ms=0, navigations=8) if args.smoke
+              else run(args.runs, args.edits, args.pages, args.site))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(table(report))
+    print()
+    print(navigation_table(report["navigation"]))
     print()
     for name, verdict in report["targets"].items():
         print(f"- {name}: {'met' if verdict['met'] else 'NOT met'} (worst page: {verdict['worst']})")

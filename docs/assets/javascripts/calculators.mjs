@@ -200,9 +200,11 @@ function stored(form) {
   }
 }
 
-function writeAddress(form) {
+/** Keep the values in the address of ``page`` (if the reader is still there) and on this device. */
+function writeAddress(form, page) {
   const query = new URLSearchParams(readValues(form)).toString();
-  history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
+  // After an instant navigation the address is already the next page's: it must not get these values.
+  if (location.pathname === page) history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
   store(form, query);
 }
 
@@ -220,6 +222,7 @@ async function copyText(button, text) {
 function mount(form) {
   const calculator = form.dataset.calculator;
   const status = form.querySelector("[data-engine-status]");
+  const page = location.pathname;
   let latest = 0;
   // Values not yet computed: typed, taken from the address or, without one, from this device.
   let edited = readQuery(form, location.search) || readQuery(form, stored(form));
@@ -263,7 +266,7 @@ function mount(form) {
     clearTimeout(addressTimer);
     addressTimer = setTimeout(() => {
       addressTimer = 0;
-      writeAddress(form);
+      writeAddress(form, page);
     }, 250);
   };
   form.addEventListener("input", onEdit);
@@ -288,7 +291,7 @@ function mount(form) {
     const link = target && target.closest("[data-copy-link]");
     if (link) {
       clearTimeout(addressTimer);
-      writeAddress(form);
+      writeAddress(form, page);
       return copyText(link, location.href);
     }
     const preset = target && target.closest("[data-preset]");
@@ -304,12 +307,13 @@ function mount(form) {
     if (!addressTimer) return;
     clearTimeout(addressTimer);
     addressTimer = 0;
-    writeAddress(form);
+    writeAddress(form, page);
   };
   window.addEventListener("pagehide", flush);
   engine.listeners.add(onEngine);
   onEngine();
-  return () => {
+  return () => { // the theme's instant navigation replaced the page
+    flush();
     window.removeEventListener("pagehide", flush);
     engine.listeners.delete(onEngine);
   };

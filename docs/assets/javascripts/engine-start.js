@@ -3,8 +3,10 @@
 // and the messages it has sent meanwhile. Inlined right after each calculator form by the
 // Markdown extension (sitebuild/markdown_extension.py); the worker's address is found from our
 // stylesheet's, which every page links, and the engine's version from the form.
+// The theme's instant navigation runs this script again on every page it brings in: once
+// calculators.mjs has an engine (it then sets calcEngineStart to null), there is nothing to start.
 (() => {
-  if (window.calcEngineStart || location.protocol === "file:") return;
+  if (window.calcEngineStart !== undefined || location.protocol === "file:") return;
   const stylesheet = document.querySelector('link[rel="stylesheet"][href$="assets/stylesheets/calculators.css"]');
   const form = document.querySelector("form[data-calculator][data-engine]");
   if (!stylesheet || !form) return;
