@@ -36,3 +36,5 @@ GPUS: tuple[Gpu, ...] = (
     Gpu("rtx-3090", "RTX 3090 24GB", 24, "https://www.nvidia.com/en-us/geforce/graphics-cards/30-series/rtx-3090-3090ti/"),
     Gpu("mi300x-192", "MI300X 192GB", 192, "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html"),
 )
+
+GPU_DEFAULT: Gpu = next(gpu for gpu in GPUS if gpu.id == "h100-80")

@@ -1,8 +1,10 @@
 """Calcolatore della memoria con accumulo del gradiente: E = b·a·g, M = b·A.
 
-Two modes: from a configuration to its effective batch and memory ("diretto"),
-and from a target effective batch and a memory budget to a configuration
-("obiettivo"), with ready-to-paste framework configs and a chart.
+Three modes: from a configuration to its effective batch and memory ("diretto");
+from a target effective batch and a memory budget to a configuration
+("obiettivo"); and the same target on a real GPU ("gpu": its memory less the
+model states and a framework reserve is the budget, with the verdict and the
+margin). Ready-to-paste framework configs and a chart.
 """
 
 from __future__ import annotations
@@ -11,19 +13,30 @@ from decimal import ROUND_CEILING, Decimal
 
 from .accumulation_plan import largest_micro_batch, plan
 from .framework_configs import SNIPPETS
-from .model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Values, number
-from .numbers import format_decimal
+from .gpus import GPU_DEFAULT, GPUS
+from .model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Preset, Result, Values, number
+from .numbers import format_decimal, format_field
 from .svg import accumulation_chart
 
-DIRECT, TARGET = "diretto", "obiettivo"
+DIRECT, TARGET, ON_GPU = "diretto", "obiettivo", "gpu"
+PLANNED = (TARGET, ON_GPU)
 UNITS = (Option("MB", "MB"), Option("GB", "GB"), Option("GiB", "GiB"))
 IN_GB = {"MB": Decimal("0.001"), "GB": Decimal(1), "GiB": Decimal(2**30) / 10**9}
 
 
+def budget(values: Values) -> Decimal:
+    """Activation memory per GPU, in the chosen unit: typed in, or what the GPU leaves after the model
+    states and the framework reserve."""
+    if values["mode"] == ON_GPU:
+        left = number(values, "gpu_memory_gb") - number(values, "model_states_gb") - number(values, "reserve_gb")
+        return left / IN_GB[str(values["activation_unit"])]
+    return number(values, "memory_budget")
+
+
 def configuration(values: Values) -> tuple[int, int, str]:
     """Micro-batch and accumulation steps: typed in, or solved from the target."""
-    if values["mode"] == TARGET:
-        solved = plan(int(number(values, "target_effective_batch")), number(values, "memory_budget"),
+    if values["mode"] in PLANNED:
+        solved = plan(int(number(values, "target_effective_batch")), budget(values),
                       int(number(values, "data_parallel_gpus")), number(values, "activation_per_sample_gb"))
         note = solved.note or "Il batch effettivo desiderato si raggiunge esattamente."
         return solved.micro_batch, solved.accumulation_steps, note
@@ -37,12 +50,15 @@ def compute(values: Values) -> Outputs:
     effective = b * a * g
     dataset, sequence = values["dataset_size"], values["sequence_length"]
     memory = b * number(values, "activation_per_sample_gb")
+    memory_gb = memory * IN_GB[str(values["activation_unit"])]
+    planned = values["mode"] in PLANNED
     outputs: dict[str, Decimal | str | None] = {
         "effective_batch": Decimal(effective),
         "activation_memory": memory,
-        "activation_memory_gb": memory * IN_GB[str(values["activation_unit"])],  # for the VRAM page's field
-        "micro_batch_fit": Decimal(b) if values["mode"] == TARGET else None,
-        "accumulation_needed": Decimal(a) if values["mode"] == TARGET else None,
+        "activation_memory_gb": memory_gb,  # for the VRAM page's field
+        "micro_batch_fit": Decimal(b) if planned else None,
+        "accumulation_needed": Decimal(a) if planned else None,
+        **(on_gpu(values, memory_gb) if values["mode"] == ON_GPU else {"gpu_fit": None, "gpu_headroom_gb": None}),
         "plan_note": note or None,
         "steps_per_epoch": (dataset / effective).to_integral_value(ROUND_CEILING) if isinstance(dataset, Decimal)
         else None,
@@ -52,19 +68,39 @@ def compute(values: Values) -> Outputs:
     return outputs
 
 
+def on_gpu(values: Values, memory_gb: Decimal) -> dict[str, Decimal | str | None]:
+    """The verdict on the GPU, in the VRAM page's words, and the margin left after the chosen micro-batch."""
+    gpu = number(values, "gpu_memory_gb")
+    headroom = gpu - number(values, "reserve_gb") - number(values, "model_states_gb") - memory_gb
+    return {
+        "gpu_fit": f"Entra in una GPU da {format_decimal(gpu)} GB: restano {format_decimal(headroom)} GB oltre la riserva.",
+        "gpu_headroom_gb": headroom,
+    }
+
+
 def check(values: Values) -> dict[str, str]:
-    """In target mode one sample must fit in the budget."""
-    if values["mode"] != TARGET:
+    """In the target modes one sample must fit in the budget (on a GPU: after the model states)."""
+    if values["mode"] not in PLANNED:
         return {}
-    activation, budget = number(values, "activation_per_sample_gb"), number(values, "memory_budget")
-    if largest_micro_batch(budget, activation) < 1:
-        unit = str(values["activation_unit"])
-        return {"memory_budget": (
-            f"Budget di memoria per GPU: un solo campione richiede {format_decimal(activation)} {unit},"
-            f" più dei {format_decimal(budget)} {unit} disponibili. Riduci la lunghezza delle sequenze,"
-            " usa il checkpointing delle attivazioni o aumenta il budget."
+    activation = number(values, "activation_per_sample_gb")
+    unit = str(values["activation_unit"])
+    if largest_micro_batch(budget(values), activation) >= 1:
+        return {}
+    if values["mode"] == ON_GPU:
+        gpu, states, reserve = (format_decimal(number(values, k)) for k in ("gpu_memory_gb", "model_states_gb",
+                                                                            "reserve_gb"))
+        return {"model_states_gb": (
+            f"Stati del modello per GPU: non entra. Una GPU da {gpu} GB, tolti {states} GB di stati del modello"
+            f" e {reserve} GB di riserva del framework, non ha posto per un campione da"
+            f" {format_decimal(activation)} {unit} di attivazioni. Riduci gli stati (ZeRO su più GPU,"
+            " un ottimizzatore a 8 bit, LoRA), le attivazioni (sequenze più corte, checkpointing) o scegli una"
+            " GPU più grande."
         )}
-    return {}
+    return {"memory_budget": (
+        f"Budget di memoria per GPU: un solo campione richiede {format_decimal(activation)} {unit},"
+        f" più dei {format_decimal(budget(values))} {unit} disponibili. Riduci la lunghezza delle sequenze,"
+        " usa il checkpointing delle attivazioni o aumenta il budget."
+    )}
 
 
 def chart(values: Values, outputs: Outputs) -> str:
@@ -86,8 +122,10 @@ CALCULATOR = Calculator(
         Field(
             id="mode", label="Modalità", default=DIRECT, kind=Kind.CHOICE, group="Modalità",
             options=(Option(DIRECT, "Dalla configurazione al batch effettivo"),
-                     Option(TARGET, "Dal batch desiderato alla configurazione (obiettivo)")),
-            help="Calcola il batch effettivo di una configurazione, oppure la configurazione per un obiettivo.",
+                     Option(TARGET, "Dal batch desiderato alla configurazione (obiettivo)"),
+                     Option(ON_GPU, "Dal batch desiderato alla configurazione su una GPU (obiettivo con GPU)")),
+            help="Calcola il batch effettivo di una configurazione, oppure la configurazione per un obiettivo:"
+                 " con un budget di memoria per le attivazioni, o su una GPU dopo gli stati del modello.",
         ),
         Field(
             id="micro_batch", label="Dimensione del micro-batch", default="4", unit="campioni", group="Batching",
@@ -100,7 +138,7 @@ CALCULATOR = Calculator(
         ),
         Field(
             id="target_effective_batch", label="Batch effettivo desiderato", default="512", unit="campioni",
-            group="Batching", modes=(TARGET,), maximum=Decimal(10_000_000),
+            group="Batching", modes=PLANNED, maximum=Decimal(10_000_000),
             help="Campioni per aggiornamento dei pesi che vuoi raggiungere (E).",
         ),
         Field(
@@ -127,6 +165,23 @@ CALCULATOR = Calculator(
             help="Memoria che ogni GPU può dedicare alle attivazioni.",
         ),
         Field(
+            id="gpu_memory_gb", label="Memoria della GPU", default=format_field(GPU_DEFAULT.memory_gb),
+            kind=Kind.DECIMAL, unit="GB", group="GPU", modes=(ON_GPU,), minimum=Decimal(0), exclusive_minimum=True,
+            maximum=Decimal(100_000), example="85,9",
+            help="In GB (10⁹ byte): una GPU «da 80 GB» ha 80 GiB, cioè 85,9 GB. I pulsanti la compilano.",
+        ),
+        Field(
+            id="model_states_gb", label="Stati del modello per GPU", default="16", kind=Kind.DECIMAL, unit="GB",
+            group="GPU", modes=(ON_GPU,), minimum=Decimal(0), maximum=Decimal(100_000),
+            help="Pesi, gradienti e stati dell'ottimizzatore che restano su ogni GPU (con ZeRO, la sua parte):"
+                 " li calcola il calcolatore della VRAM, che li porta qui con il suo link.",
+        ),
+        Field(
+            id="reserve_gb", label="Riserva del framework", default="2", kind=Kind.DECIMAL, unit="GB", group="GPU",
+            modes=(ON_GPU,), minimum=Decimal(0), maximum=Decimal(100_000),
+            help="Contesto CUDA, buffer temporanei e frammentazione dell'allocatore: una stima da adattare.",
+        ),
+        Field(
             id="dataset_size", label="Campioni nel dataset", default="", group="Facoltativi", optional=True,
             maximum=Decimal(10**15), example="100000",
             help="Per calcolare i passi dell'ottimizzatore per epoca.",
@@ -138,15 +193,18 @@ CALCULATOR = Calculator(
         ),
     ),
     results=(
+        Result("gpu_fit", "Entra nella GPU?", format=Format.TEXT, modes=(ON_GPU,)),
         Result("micro_batch_fit", "Micro-batch più grande che entra nel budget", format=Format.COUNT,
-               modes=(TARGET,), help="Il micro-batch b scelto: quanti campioni entrano nel budget di una GPU."),
-        Result("accumulation_needed", "Passi di accumulo necessari", format=Format.COUNT, modes=(TARGET,),
+               modes=PLANNED, help="Il micro-batch b scelto: quanti campioni entrano nel budget di una GPU."),
+        Result("accumulation_needed", "Passi di accumulo necessari", format=Format.COUNT, modes=PLANNED,
                help="I passi a per raggiungere almeno il batch desiderato."),
         Result("effective_batch", "Dimensione effettiva del batch", format=Format.COUNT,
                help="Campioni che contribuiscono a un aggiornamento dei pesi: E = b · a · g."),
         Result("activation_memory", "Memoria delle attivazioni per GPU", "GB", unit_from="activation_unit",
                help="Picco delle attivazioni residenti su ogni GPU: M = b · A."),
-        Result("plan_note", "Come leggere la configurazione", format=Format.TEXT, modes=(TARGET,), primary=False),
+        Result("gpu_headroom_gb", "Margine sulla GPU", "GB", modes=(ON_GPU,),
+               help="Memoria della GPU meno la riserva, gli stati del modello e le attivazioni M = b · A."),
+        Result("plan_note", "Come leggere la configurazione", format=Format.TEXT, modes=PLANNED, primary=False),
         Result("steps_per_epoch", "Passi dell'ottimizzatore per epoca", format=Format.COUNT, primary=False,
                help="Campioni nel dataset diviso il batch effettivo, per eccesso."),
         Result("tokens_per_step", "Token per passo dell'ottimizzatore", format=Format.COUNT, primary=False,
@@ -159,6 +217,8 @@ CALCULATOR = Calculator(
     compute=compute,
     check=check,
     chart=chart,
+    presets=tuple(Preset(gpu.id, gpu.label, {"gpu_memory_gb": format_field(gpu.memory_gb)}, "Compila con una GPU:",
+                         modes=(ON_GPU,)) for gpu in GPUS),
     feeds=(
         Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con questa memoria delle attivazioni e queste GPU",
              {"activation_gb": "activation_memory_gb", "gpus": "data_parallel_gpus"}),
@@ -168,5 +228,6 @@ CALCULATOR = Calculator(
         "quattro_gpu": {"data_parallel_gpus": "4"},
         "obiettivo": {"mode": TARGET, "target_effective_batch": "512", "memory_budget": "20"},
         "obiettivo_esatto": {"mode": TARGET, "target_effective_batch": "480", "memory_budget": "20"},
+        "obiettivo_gpu": {"mode": ON_GPU, "target_effective_batch": "512"},
     },
 )

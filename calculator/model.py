@@ -217,12 +217,14 @@ Outputs = Mapping[str, Decimal | str | None]
 
 @dataclass(frozen=True)
 class Preset:
-    """A named set of field values that fills the form in one click; presets of one ``group`` share a row."""
+    """A named set of field values that fills the form in one click; presets of one ``group`` share a row,
+    shown in the ``modes`` of its first preset (empty: all)."""
 
     id: str
     label: str
     values: Mapping[str, str]
     group: str = "Compila con un modello:"
+    modes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

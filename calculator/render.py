@@ -57,12 +57,15 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None,
         f"<noscript><p class=\"calc__engine\">{_t(NOSCRIPT)}</p></noscript>",
         _engine_status(),
     ]
-    if calc.presets:
-        parts.append(_presets(calc))
+    rows = _presets(calc, mode)
+    parts.append(rows.pop("", ""))
     for group, fields in calc.groups():
-        parts.append('<fieldset class="calc__group">')
+        # A group whose every field belongs to some modes belongs to them too (no empty legend elsewhere).
+        group_modes = tuple(dict.fromkeys(m for f in fields for m in f.modes)) if all(f.modes for f in fields) else ()
+        parts.append(f'<fieldset class="calc__group"{_modes(group_modes, mode)}>')
         if group:
             parts.append(f"<legend>{_t(group)}</legend>")
+        parts.append(rows.pop(group, ""))
         parts.extend(_field(calc, spec, values, evaluation, mode) for spec in fields)
         parts.append("</fieldset>")
     parts.append(_actions())
@@ -204,21 +207,28 @@ def _snippets(calc: Calculator, evaluation: Evaluation) -> str:
     return f'<div class="calc__snippets"><h3 class="calc__title">Configurazione pronta da incollare</h3>{blocks}</div>'
 
 
-def _presets(calc: Calculator) -> str:
+def _presets(calc: Calculator, mode: str) -> dict[str, str]:
+    """The rows of preset buttons by the field group they go in: the group of every field they fill, or
+    "" (above the form) when they fill fields of several groups."""
     groups: dict[str, list[str]] = {}
+    modes: dict[str, tuple[str, ...]] = {}
+    filled: dict[str, set[str]] = {}
     for preset in calc.presets:
+        modes.setdefault(preset.group, preset.modes)
+        filled.setdefault(preset.group, set()).update(f.group for f in calc.fields if f.id in preset.values)
         groups.setdefault(preset.group, []).append(
             f'<button type="button" class="md-button calc__preset" data-preset="{_a(json.dumps(dict(preset.values)))}">'
             f"{_t(preset.label)}</button>"
         )
-    rows = []
+    rows: dict[str, str] = {}
     for index, (group, buttons) in enumerate(groups.items()):
         label_id = f"{calc.id}--preimpostati-{index}"
-        rows.append(
-            f'<div class="calc__presets" role="group" aria-labelledby="{_a(label_id)}">'
+        place = next(iter(filled[group])) if len(filled[group]) == 1 else ""
+        rows[place] = rows.get(place, "") + (
+            f'<div class="calc__presets" role="group" aria-labelledby="{_a(label_id)}"{_modes(modes[group], mode)}>'
             f'<span class="calc__presets-label" id="{_a(label_id)}">{_t(group)}</span>{"".join(buttons)}</div>'
         )
-    return "".join(rows)
+    return rows
 
 
 def _t(text: str) -> str:

@@ -9,9 +9,9 @@ weights. Activations are per GPU and are not sharded. 1 GB = 10⁹ byte.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_FLOOR, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-from .gpus import GPUS, Gpu
+from .gpus import GPU_DEFAULT, GPUS
 from .model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Preset, Result, Values, number
 from .numbers import format_decimal, format_field
 from .svg import stacked_bar
@@ -55,7 +55,6 @@ RECIPES: dict[str, Recipe] = {
     ),
 }
 
-GPU_DEFAULT: Gpu = next(gpu for gpu in GPUS if gpu.id == "h100-80")
 
 ZERO_STAGES = {
     "0": "0 – nessun partizionamento",
@@ -87,7 +86,8 @@ def compute(values: Values) -> Outputs:
     left = usable - states
     largest = (max(left, Decimal(0)) / per_sample).to_integral_value(rounding=ROUND_FLOOR) \
         if isinstance(per_sample, Decimal) else None
-    budget = left.quantize(Decimal("0.01"), rounding=ROUND_FLOOR)  # rounded down: the link never promises more
+    # For the accumulation page's GPU mode, rounded up: the link never promises more memory than there is.
+    states_up = states.quantize(Decimal("0.01"), rounding=ROUND_CEILING)
     return {
         "bytes_per_parameter": Decimal(recipe.total),
         "weights_gb": weights,
@@ -99,7 +99,7 @@ def compute(values: Values) -> Outputs:
         "fit": verdict,
         "headroom_gb": headroom,
         "max_micro_batch": largest,
-        "activation_budget_gb": budget if budget > 0 and largest else None,  # for the accumulation page's target mode
+        "states_per_gpu_gb": states_up if largest else None,
     }
 
 
@@ -195,8 +195,9 @@ CALCULATOR = Calculator(
     feeds=(
         Feed("accumulo", "accumulo-del-gradiente",
              "Calcolatore dell'accumulo, per il batch effettivo che vuoi con la memoria che resta",
-             {"memory_budget": "activation_budget_gb", "activation_per_sample_gb": "activation_per_sample_gb",
-              "data_parallel_gpus": "gpus"}, {"mode": "obiettivo", "activation_unit": "GB"}),
+             {"gpu_memory_gb": "gpu_memory_gb", "model_states_gb": "states_per_gpu_gb", "reserve_gb": "reserve_gb",
+              "activation_per_sample_gb": "activation_per_sample_gb", "data_parallel_gpus": "gpus"},
+             {"mode": "gpu", "activation_unit": "GB"}),
         Feed("lora", "parametri-lora", "Calcolatore dei parametri LoRA, con lo stesso numero di parametri",
              {"total_parameters_billion": "parameters_billion"}),
     ),

@@ -66,6 +66,68 @@ def test_reverse_mode_results() -> None:
     assert respond(request(ACC, target_effective_batch="abc"))["status"] == "ok"
 
 
+# On a GPU: (GPU memory, model states, reserve, A, target) → (b, a, verdict, margin). The budget is what the
+# GPU leaves: 85,9 − 16 − 2 = 67,9 GB → 135 samples of 0,5 GB; 25,77 − 14 − 2 = 9,77 GB → 4 samples of 2 GB.
+GPU_PLANS = [
+    (("85,9", "16", "2", "0,5", "512"), ("135", "4", "Entra in una GPU da 85,9 GB: restano 0,4 GB oltre la riserva.",
+                                        "0,4 GB")),
+    (("25,77", "14", "2", "2", "64"), ("4", "16", "Entra in una GPU da 25,77 GB: restano 1,77 GB oltre la riserva.",
+                                      "1,77 GB")),
+    (("150,32", "40", "0", "1,5", "96"), ("73", "2", "Entra in una GPU da 150,32 GB: restano 0,82 GB oltre la riserva.",
+                                         "0,82 GB")),
+]
+
+
+@pytest.mark.parametrize(("inputs", "expected"), GPU_PLANS)
+def test_target_on_a_gpu(inputs: tuple[str, ...], expected: tuple[str, ...]) -> None:
+    gpu, states, reserve, a, target = inputs
+    answer: dict[str, Any] = respond(request(ACC, mode="gpu", gpu_memory_gb=gpu, model_states_gb=states,
+                                             reserve_gb=reserve, activation_per_sample_gb=a,
+                                             target_effective_batch=target))
+    results = answer["results"]
+    assert (results["micro_batch_fit"], results["accumulation_needed"], results["gpu_fit"],
+            results["gpu_headroom_gb"]) == expected
+    # The budget mode with the same memory left gives the same plan.
+    left = Decimal(gpu.replace(",", ".")) - Decimal(states.replace(",", ".")) - Decimal(reserve.replace(",", "."))
+    same = respond(request(ACC, mode="obiettivo", memory_budget=str(left).replace(".", ","),
+                           activation_per_sample_gb=a, target_effective_batch=target))["results"]
+    assert (same["micro_batch_fit"], same["accumulation_needed"]) == expected[:2]  # type: ignore[index]
+
+
+def test_a_gpu_without_room_for_one_sample_says_it_does_not_fit() -> None:
+    answer = respond(request(ACC, mode="gpu", gpu_memory_gb="25,77", model_states_gb="23", reserve_gb="2",
+                             activation_per_sample_gb="1"))
+    assert answer["status"] == "invalid"
+    assert answer["errors"] == {"model_states_gb": (
+        "Stati del modello per GPU: non entra. Una GPU da 25,77 GB, tolti 23 GB di stati del modello e 2 GB di"
+        " riserva del framework, non ha posto per un campione da 1 GB di attivazioni. Riduci gli stati (ZeRO su più"
+        " GPU, un ottimizzatore a 8 bit, LoRA), le attivazioni (sequenze più corte, checkpointing) o scegli una GPU"
+        " più grande."
+    )}
+    # Activations in MB are compared in MB: 500 MB fit in the 0,77 GB left.
+    fits = respond(request(ACC, mode="gpu", gpu_memory_gb="25,77", model_states_gb="23", reserve_gb="2",
+                           activation_unit="MB", activation_per_sample_gb="500", target_effective_batch="8"))
+    assert fits["status"] == "ok" and fits["results"]["micro_batch_fit"] == "1"  # type: ignore[index]
+
+
+def test_gpu_fields_and_buttons_belong_to_the_gpu_mode() -> None:
+    from calculator import CALCULATORS
+    from calculator.render import render
+
+    calc = CALCULATORS[ACC]
+    html = render(calc)
+    assert '<div class="calc__presets" role="group" aria-labelledby="accumulo-del-gradiente--preimpostati-0"' \
+           ' data-modes="gpu" hidden>' in html
+    # The GPU buttons sit in the GPU group, first thing after its legend.
+    assert '<fieldset class="calc__group" data-modes="gpu" hidden>\n<legend>GPU</legend>\n' \
+           '<div class="calc__presets" role="group" aria-labelledby="accumulo-del-gradiente--preimpostati-0"' in html
+    assert '<div class="calc__field" data-modes="gpu" hidden><label for="accumulo-del-gradiente--gpu_memory_gb">' in html
+    shown = render(calc, {"mode": "gpu"})
+    assert 'data-modes="gpu">' in shown and 'data-preset="{&quot;gpu_memory_gb&quot;: &quot;25,77&quot;}"' in shown
+    # In the other modes the GPU fields do not matter, even when invalid.
+    assert respond(request(ACC, mode="obiettivo", gpu_memory_gb="abc"))["status"] == "ok"
+
+
 @given(st.integers(1, 100_000), st.integers(1, 5_000), st.integers(1, 64), st.integers(1, 8))
 def test_plan_properties(target: int, budget: int, gpus: int, activation: int) -> None:
     if activation > budget:
@@ -85,7 +147,7 @@ def test_largest_divisor(n: int, limit: int) -> None:
     assert all(n % k for k in range(d + 1, min(limit, n) + 1)) if limit < 2000 else True
 
 
-@pytest.mark.parametrize("mode", ["diretto", "obiettivo"])
+@pytest.mark.parametrize("mode", ["diretto", "obiettivo", "gpu"])
 @pytest.mark.parametrize("gpus", ["1", "4", "3"])
 def test_configs_parse_back_and_agree_with_the_effective_batch(mode: str, gpus: str) -> None:
     results: dict[str, str] = respond(request(ACC, mode=mode, data_parallel_gpus=gpus))["results"]  # type: ignore[assignment]

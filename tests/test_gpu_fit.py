@@ -55,7 +55,8 @@ def test_the_largest_micro_batch_fits_and_one_more_does_not(params: str, a: str,
 
 @pytest.mark.parametrize(("params", "a", "gpus", "stage", "gpu_id"), CASES)
 def test_the_accumulation_page_agrees(params: str, a: str, gpus: str, stage: str, gpu_id: str) -> None:
-    """The link opens the accumulation page's target mode with the memory left: it picks the same micro-batch."""
+    """The link opens the accumulation page's GPU mode with the same GPU, reserve and model states: it picks
+    the same micro-batch, says it fits, and its margin is the VRAM page's for that micro-batch."""
     memory = format_field(next(g for g in GPUS if g.id == gpu_id).memory_gb)
     vram = answer(VRAM, {"parameters_billion": params, "gpus": gpus, "zero_stage": stage, "gpu_memory_gb": memory,
                          "activation_per_sample_gb": a})
@@ -64,12 +65,20 @@ def test_the_accumulation_page_agrees(params: str, a: str, gpus: str, stage: str
         assert "accumulo" not in vram["links"]  # type: ignore[operator]
         return
     query = {k: v[0] for k, v in parse_qs(vram["links"]["accumulo"][1:]).items()}  # type: ignore[index]
-    assert query["mode"] == "obiettivo" and query["data_parallel_gpus"] == gpus
+    assert query["mode"] == "gpu" and query["data_parallel_gpus"] == gpus and query["gpu_memory_gb"] == memory
     b = int(str(largest).replace(".", ""))
     target = b * int(gpus) * 4  # a target the largest micro-batch divides: the plan then takes it whole
     acc = answer(ACC, {**query, "target_effective_batch": str(target)})
     assert acc["results"]["micro_batch_fit"] == largest  # type: ignore[index]
     assert acc["results"]["accumulation_needed"] == "4"  # type: ignore[index]
+    assert str(acc["results"]["gpu_fit"]).startswith(f"Entra in una GPU da {memory} GB")  # type: ignore[index]
+    per_sample = Decimal(a.replace(",", "."))
+    same = answer(VRAM, {"parameters_billion": params, "gpus": gpus, "zero_stage": stage, "gpu_memory_gb": memory,
+                         "activation_gb": format_field(b * per_sample)})["results"]
+    vram_margin = Decimal(str(same["headroom_gb"]).removesuffix(" GB").replace(".", "").replace(",", "."))  # type: ignore[index]
+    acc_margin = Decimal(str(acc["results"]["gpu_headroom_gb"]).removesuffix(" GB").replace(".", "")  # type: ignore[index]
+                         .replace(",", "."))
+    assert 0 <= vram_margin - acc_margin <= Decimal("0.02")  # the states travel rounded up to 0,01 GB
 
 
 def test_the_verdict_names_the_gpu_and_the_margin() -> None:
@@ -96,3 +105,18 @@ def test_a_gpu_button_fills_the_memory_and_the_verdict_follows(page, server) -> 
     expect(output(form, "fit")).to_have_text(expected["results"]["fit"])  # type: ignore[index]
     expect(output(form, "max_micro_batch")).to_have_text(expected["results"]["max_micro_batch"])  # type: ignore[index]
     expect(form.locator('a[data-feed="accumulo"]')).to_be_visible()
+    # The link opens the accumulation page on the same GPU: its own verdict, micro-batch and buttons.
+    form.locator('a[data-feed="accumulo"]').click()
+    acc = page.locator(f'form[data-calculator="{ACC}"]')
+    expect(acc).to_have_attribute("data-state", "ready", timeout=60_000)
+    expect(acc.locator('[name="mode"]')).to_have_value("gpu")
+    expect(acc.locator('[name="gpu_memory_gb"]')).to_be_visible()
+    expect(output(acc, "micro_batch_fit")).to_have_text(expected["results"]["max_micro_batch"])  # type: ignore[index]
+    expect(output(acc, "gpu_fit")).to_contain_text("Entra in una GPU da 25,77 GB")
+    acc.get_by_role("button", name="A100 40GB").click()
+    expect(acc.locator('[name="gpu_memory_gb"]')).to_have_value("42,95")
+    expect(output(acc, "gpu_fit")).to_contain_text("Entra in una GPU da 42,95 GB")
+    acc.locator('[name="mode"]').select_option("diretto")
+    expect(acc.get_by_role("button", name="A100 40GB")).to_be_hidden()
+    expect(acc.locator('[name="gpu_memory_gb"]')).to_be_hidden()
+    expect(acc.locator("legend", has_text="GPU")).to_be_hidden()
