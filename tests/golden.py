@@ -71,6 +71,7 @@ ERRORS: list[tuple[dict[str, Any], str, str]] = [
 
 VRAM = "vram-addestramento-llm"
 LORA = "parametri-lora"
+KV_HEADS_32 = "Teste chiave/valore: devono dividere esattamente le 32 teste di attenzione."
 QV_ONLY = {"q_proj": "on", "k_proj": "", "v_proj": "on", "o_proj": "", "gate_proj": "", "up_proj": "", "down_proj": ""}
 ALL_MODULES = dict.fromkeys(QV_ONLY, "on")
 
@@ -135,9 +136,30 @@ ERRORS += [
     (request(VRAM, gpus="1,5"), "gpus", "GPU con parallelismo dei dati: deve essere un numero intero, per esempio 1."),
     (request(LORA, rank="0"), "rank", "Rango r: deve essere almeno 1."),
     (request(LORA, head_dim="0"), "head_dim", "Dimensione di ogni testa: deve essere almeno 1."),
-    (request(LORA, kv_heads="64"), "kv_heads", "Teste chiave/valore: devono dividere esattamente le teste di attenzione."),
-    (request(LORA, kv_heads="5"), "kv_heads", "Teste chiave/valore: devono dividere esattamente le teste di attenzione."),
+    (request(LORA, kv_heads="64"), "kv_heads", KV_HEADS_32),
+    (request(LORA, kv_heads="5"), "kv_heads", KV_HEADS_32),
     (request(LORA, q_proj="", v_proj=""), "q_proj", "Scegli almeno un modulo da adattare."),
     (request(LORA, total_parameters_billion="0"), "total_parameters_billion",
      "Parametri totali del modello: deve essere maggiore di 0."),
+    # Targets the architecture does not have: each named, nothing silently falls back.
+    (request(LORA, attention_layout="fused"), "q_proj",
+     "Query, key e value: con l'attenzione «fusa» sono una sola matrice; scegli «Query, key e value fuse» oppure"
+     " imposta l'attenzione separata."),
+    (request(LORA, qkv_proj="on"), "qkv_proj",
+     "Query, key e value fuse: con l'attenzione separata non esiste una matrice fusa; scegli q_proj, k_proj e v_proj"
+     " oppure imposta l'attenzione fusa."),
+    (request(LORA, mlp_layout="plain", gate_proj="on"), "gate_proj",
+     "Gate dell'MLP: l'MLP semplice (due matrici, come GPT-2, OPT, BLOOM, T5) non ha un gate; adatta up e down."),
+    (request(LORA, mlp_layout="gate_up", up_proj="on"), "gate_proj",
+     "Gate e up: con l'MLP «gate e up fuse» sono una sola matrice; scegli «Gate e up fuse» oppure imposta l'MLP con"
+     " gate separato."),
+    (request(LORA, gate_up_proj="on"), "gate_up_proj",
+     "Gate e up fuse: con l'MLP a tre matrici separate non esiste gate_up_proj; scegli gate_proj e up_proj."),
+    (request(LORA, router="on"), "router",
+     "Router degli esperti: serve un modello con esperti (MoE): indica quanti esperti ha."),
+    (request(LORA, shared_intermediate_size="1408"), "shared_intermediate_size",
+     "Esperti condivisi: esistono solo nei modelli con esperti (MoE); indica quanti esperti ha, oppure lascia 0."),
+    (request(LORA, use_dora="on", lm_head="on"), "use_dora",
+     "DoRA: questo calcolatore la conta solo sugli strati lineari; togli embed_tokens e lm_head oppure DoRA."),
+    (request(LORA, experts="-1"), "experts", "Esperti per strato (MoE): deve essere almeno 0."),
 ]

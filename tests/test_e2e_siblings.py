@@ -47,7 +47,7 @@ def test_lora_page(page: Page, server: Server) -> None:
     for name in ("Query (q_proj)", "Key (k_proj)", "Value (v_proj)"):
         form.get_by_label(name).uncheck()
     expect(form.locator('[data-error-for="q_proj"]')).to_have_text("Scegli almeno un modulo da adattare.")
-    form.get_by_label("Down dell'MLP (down_proj)").check()
+    form.get_by_label("Down dell'MLP (down_proj, w2, fc2)").check()
     expect(form.locator('[data-error-for="q_proj"]')).to_have_text("")
     expect(output(form, "trainable_parameters")).to_have_text(f"{32 * 16 * (14336 + 4096):,}".replace(",", "."))
     form.locator('input[name="total_parameters_billion"]').fill("")

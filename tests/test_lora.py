@@ -14,7 +14,8 @@ from calculator.lora import CALCULATOR, MODULES, compute
 from .golden import LORA
 
 ranks = st.integers(min_value=1, max_value=1024)
-module_sets = st.sets(st.sampled_from(sorted(MODULES)), min_size=1)
+SEPARATE_GATED = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+module_sets = st.sets(st.sampled_from(SEPARATE_GATED), min_size=1)
 
 
 @st.composite
@@ -24,23 +25,27 @@ def architectures(draw: st.DrawFn) -> dict[str, int]:
     heads = kv_heads * draw(st.integers(min_value=1, max_value=8))
     return {
         "layers": draw(st.integers(min_value=1, max_value=128)),
+        "decoder_layers": draw(st.sampled_from([0, 0, 6, 24])),
         "hidden_size": heads * head_dim,
         "intermediate_size": draw(st.integers(min_value=1, max_value=65_536)),
         "attention_heads": heads,
         "kv_heads": kv_heads,
         # Usually hidden / heads; some configs set another (Gemma 2: 2304 / 8 heads, head_dim 256).
         "head_dim": draw(st.sampled_from([head_dim, head_dim * 2, 256])),
+        "experts": draw(st.sampled_from([0, 0, 8, 64])),
+        "shared_intermediate_size": 0,
+        "vocab_size": draw(st.integers(min_value=1, max_value=300_000)),
     }
 
 
-def trainable(rank: int, arch: dict[str, int], modules: set[str]) -> Decimal:
-    values: dict[str, Decimal | bool | None] = {k: Decimal(v) for k, v in arch.items()}
+def trainable(rank: int, arch: dict[str, int], modules: set[str] | tuple[str, ...], dora: bool = False) -> Decimal:
+    values: dict[str, Decimal | bool | str | None] = {k: Decimal(v) for k, v in arch.items()}
     values.update({name: name in modules for name in MODULES})
-    values.update(rank=Decimal(rank), total_parameters_billion=None)
+    values.update(rank=Decimal(rank), total_parameters_billion=None, base_parameters=None, use_dora=dora)
     out = compute(values)
-    assert out["trainable_percent"] is None
+    assert out["trainable_percent"] is None and out["peft_printout"] is None
     value = out["trainable_parameters"]
-    assert value is not None
+    assert isinstance(value, Decimal)
     return value
 
 
@@ -49,7 +54,7 @@ def test_linear_in_rank(rank: int, arch: dict[str, int], modules: set[str], fact
     assert trainable(rank * factor, arch, modules) == factor * trainable(rank, arch, modules)
 
 
-@given(ranks, architectures(), module_sets, st.sampled_from(["layers", "intermediate_size"]))
+@given(ranks, architectures(), module_sets, st.sampled_from(["layers", "intermediate_size", "decoder_layers"]))
 def test_grows_with_sizes(rank: int, arch: dict[str, int], modules: set[str], key: str) -> None:
     bigger = {**arch, key: arch[key] + 1}
     if key == "intermediate_size" and not modules & {"gate_proj", "up_proj", "down_proj"}:
@@ -58,17 +63,39 @@ def test_grows_with_sizes(rank: int, arch: dict[str, int], modules: set[str], ke
         assert trainable(rank, bigger, modules) > trainable(rank, arch, modules)
 
 
-@given(ranks, architectures(), module_sets, module_sets)
-def test_more_modules_more_parameters(rank: int, arch: dict[str, int], first: set[str], second: set[str]) -> None:
-    assert trainable(rank, arch, first | second) >= trainable(rank, arch, first)
+@given(ranks, architectures(), module_sets, module_sets, st.booleans())
+def test_adding_a_target_never_lowers_the_count(rank: int, arch: dict[str, int], first: set[str], second: set[str],
+                                                dora: bool) -> None:
+    assert trainable(rank, arch, first | second, dora) >= trainable(rank, arch, first, dora)
+    extras = first | {"embed_tokens"}
+    assert trainable(rank, arch, extras) - trainable(rank, arch, first) == rank * (arch["vocab_size"]
+                                                                                   + arch["hidden_size"])
 
 
 @given(ranks, architectures())
 def test_matches_the_per_matrix_formula(rank: int, arch: dict[str, int]) -> None:
     h, i = arch["hidden_size"], arch["intermediate_size"]
     q, kv = arch["attention_heads"] * arch["head_dim"], arch["kv_heads"] * arch["head_dim"]
-    per_layer = rank * ((h + q) * 2 + (h + kv) * 2 + (h + i) * 3)
-    assert trainable(rank, arch, set(MODULES)) == arch["layers"] * per_layer
+    attention, mlp = rank * ((h + q) * 2 + (h + kv) * 2), rank * (h + i) * 3 * max(arch["experts"], 1)
+    stacks = arch["layers"] * (attention + mlp) + arch["decoder_layers"] * (2 * attention + mlp)
+    assert trainable(rank, arch, SEPARATE_GATED) == stacks
+
+
+@given(ranks, architectures())
+def test_a_fused_projection_is_one_input_and_the_sum_of_the_outputs(rank: int, arch: dict[str, int]) -> None:
+    fused = {**arch, "experts": 0}
+    parts = sum(trainable(rank, fused, {name}) for name in ("q_proj", "k_proj", "v_proj"))
+    layers = fused["layers"] + 2 * fused["decoder_layers"]  # attention blocks
+    assert trainable(rank, fused, {"qkv_proj"}) == parts - 2 * rank * fused["hidden_size"] * layers
+    gate_up = trainable(rank, fused, {"gate_up_proj"})
+    assert gate_up == trainable(rank, fused, {"gate_proj", "up_proj"}) - rank * fused["hidden_size"] * (
+        fused["layers"] + fused["decoder_layers"])
+
+
+@given(ranks, architectures(), module_sets)
+def test_dora_adds_one_magnitude_per_output(rank: int, arch: dict[str, int], modules: set[str]) -> None:
+    with_dora = trainable(rank, arch, modules, dora=True) - trainable(rank, arch, modules)
+    assert with_dora == trainable(1, arch, modules, dora=True) - trainable(1, arch, modules) > 0
 
 
 def test_presets_are_public_configs() -> None:

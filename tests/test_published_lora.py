@@ -1,0 +1,129 @@
+"""The LoRA page against figures PEFT's own documentation and examples printed.
+
+Each case: a model of the catalogue, the LoraConfig the source used, and the line its
+``print_trainable_parameters()`` printed. Sources are files of github.com/huggingface/peft at the
+commit named (``PEFT``), or at the commit given in the case.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from calculator import CALCULATORS, respond
+from calculator.catalogue import field_texts, model
+from calculator.lora import MODULES
+
+LORA = "parametri-lora"
+PEFT = "huggingface/peft@5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40"
+OLD_README = "huggingface/peft@759bb70acea8486b3a493792a5b6ba80b5217fb4:README.md"
+ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+def answer(model_id: str, rank: int, targets: tuple[str, ...], **extra: str) -> dict[str, Any]:
+    values = {**CALCULATORS[LORA].defaults, **field_texts(model(model_id)), **{m: "" for m in MODULES},
+              **{t: "on" for t in targets}, "rank": str(rank), **extra}
+    return respond({"calculator": LORA, "values": values})
+
+
+# (source, model, r, target_modules as the calculator names them, extra fields, trainable, all params, %)
+PRINTED = [
+    # LoraConfig(r=16) with PEFT's default targets for Qwen2 (q_proj, v_proj); tied embeddings, q/k/v biases.
+    (f"{PEFT}:README.md", "qwen2.5-3b", 16, ("q_proj", "v_proj"), {}, "3,686,400", "3,089,625,088", "0.1193"),
+    # target_modules=["q_proj"], r=8; grouped-query attention, head_dim 64.
+    (f"{PEFT}:docs/source/quicktour.md", "llama-3.2-1b", 8, ("q_proj",), {}, "524,288", "1,236,338,688", "0.0424"),
+    # r=16 on q_proj, v_proj; OPT-350m projects 512-wide embeddings in and out. Printed before PEFT rounded to
+    # four decimals: 0.472659014678278.
+    (f"{PEFT}:docs/source/guides/peft_model_config.md", "opt-350m", 16, ("q_proj", "v_proj"), {},
+     "1,572,864", "332,769,280", "0.4727"),
+    # int8 weights are counted whole. Printed without separators: 8388608 / 6666862592 / 0.12582542214183376.
+    (f"{PEFT}:examples/int8_training/Finetune_opt_bnb_peft.ipynb", "opt-6.7b", 16, ("q_proj", "v_proj"), {},
+     "8,388,608", "6,666,862,592", "0.1258"),
+    # Encoder–decoder: T5's "q" and "v" in the encoder's self-attention and the decoder's self- and
+    # cross-attention (144 matrices). Printed: 4718592 / 787868672 / 0.5989059049678777.
+    (f"{PEFT}:examples/int8_training/Finetune_flan_t5_large_bnb_peft.ipynb", "flan-t5-large", 16,
+     ("q_proj", "v_proj"), {}, "4,718,592", "787,868,672", "0.5989"),
+    # Speech: Whisper's encoder and decoder, r=32. Printed: 15728640 / 1559033600 / 1.0088711365810203.
+    (f"{PEFT}:examples/int8_training/peft_bnb_whisper_large_v2_training.ipynb", "whisper-large-v2", 32,
+     ("q_proj", "v_proj"), {}, "15,728,640", "1,559,033,600", "1.0089"),
+    # The README's first example for years: mt0-large (mT5), r=8, default targets q and v.
+    # Printed: 2359296 / 1231940608 / 0.19151053100118282.
+    (OLD_README, "mt0-large", 8, ("q_proj", "v_proj"), {}, "2,359,296", "1,231,940,608", "0.1915"),
+    # Mixtral with r=256 and target_modules q/k/v/o/gate_proj/up_proj/down_proj: Mixtral's experts are
+    # named w1/w2/w3, so only the attention matches. 4-bit weights counted whole (PEFT multiplies Params4bit).
+    (f"{PEFT}:examples/KappaTune/README.md (r=256 in experiments_kappatune_peft.py)", "mixtral-8x7b", 256,
+     ("q_proj", "k_proj", "v_proj", "o_proj"), {}, "218,103,808", "46,920,896,512", "0.4648"),
+    # embed_tokens and lm_head as LoRA targets after adding 27 tokens (vocabulary 32,027), r=64.
+    (f"{PEFT}:examples/causal_language_modeling/peft_lora_clm_with_additional_tokens.ipynb", "mistral-7b", 64,
+     ("q_proj", "v_proj", "embed_tokens", "lm_head"),
+     {"vocab_size": "32027", "base_parameters": str(7_241_732_096 + 2 * 27 * 4096)},
+     "31,886,720", "7,273,840,000", "0.4384"),
+]
+
+
+@pytest.mark.parametrize(("source", "model_id", "rank", "targets", "extra", "trainable", "everything", "percent"),
+                         PRINTED, ids=[f"{case[1]}-r{case[2]}" for case in PRINTED])
+def test_peft_printed_it(source: str, model_id: str, rank: int, targets: tuple[str, ...], extra: dict[str, str],
+                         trainable: str, everything: str, percent: str) -> None:
+    result = answer(model_id, rank, targets, **extra)
+    assert result["status"] == "ok", result["errors"]
+    assert result["results"]["peft_printout"] == (
+        f"trainable params: {trainable} || all params: {everything} || trainable%: {percent}"), source
+    assert result["results"]["trainable_parameters"] == trainable.replace(",", ".")
+
+
+def test_qdora_counts_magnitudes_and_names_the_4_bit_convention() -> None:
+    """QDoRA on Llama 3 8B, r=8 on every linear layer (examples/dora_finetuning/QDoRA_finetuning.ipynb at PEFT):
+    printed "trainable params: 22347776 || all params: 4562948096 || trainable%: 0.48976616717579247".
+
+    The trainable count is LoRA's 20,971,520 plus DoRA's magnitudes (one per output of each adapted layer,
+    1,376,256). The "all params" of that printout counts each 4-bit linear weight as its packed storage, two
+    weights per byte; today's PEFT multiplies Params4bit by 2 × the storage's bytes
+    (src/peft/peft_model.py, get_nb_trainable_parameters), and the page shows that full count."""
+    result = answer("llama-3.1-8b", 8, ALL_LINEAR, use_dora="on")
+    assert result["results"]["trainable_parameters"] == "22.347.776"
+    assert result["results"]["peft_printout"] == (
+        "trainable params: 22,347,776 || all params: 8,052,609,024 || trainable%: 0.2775")
+    lora_only = answer("llama-3.1-8b", 8, ALL_LINEAR)["results"]["trainable_parameters"]
+    assert lora_only == "20.971.520"
+    entry = model("llama-3.1-8b")
+    linear = entry.layers * (entry.attention() + entry.mlp_block())  # the weights bitsandbytes packs
+    packed_count = entry.parameters() - linear + linear // 2 + 22_347_776
+    assert packed_count == 4_562_948_096
+
+
+# Base counts that PEFT's printouts of other methods confirm: "all params" less the method's own parameters.
+BASES = [
+    (f"{PEFT}:docs/source/package_reference/prompt_tuning.md", "bloom-560m", 8_192, 559_222_784),  # bloomz-560m
+    (f"{PEFT}:src/peft/peft_model.py (prefix tuning)", "gpt2-large", 1_843_200, 775_873_280),
+    (f"{PEFT}:examples/conditional_generation/peft_prompt_tuning_seq2seq.ipynb", "t5-large", 40_960, 737_709_056),
+    (f"{PEFT}:examples/conditional_generation/peft_ia3_seq2seq.ipynb", "mt0-large", 282_624, 1_229_863_936),
+]
+
+
+@pytest.mark.parametrize(("source", "model_id", "method", "everything"), BASES, ids=[c[1] for c in BASES])
+def test_base_counts_confirmed_by_other_methods(source: str, model_id: str, method: int, everything: int) -> None:
+    assert model(model_id).parameters() == everything - method, source
+
+
+def test_fused_query_key_value_is_one_matrix() -> None:
+    """BLOOM's query_key_value, r=8: 24 layers × 8 × (1024 + 3 × 1024)."""
+    result = answer("bloom-560m", 8, ("qkv_proj",))
+    assert result["results"]["trainable_parameters"] == f"{24 * 8 * (1024 + 3072):,}".replace(",", ".")
+    # Falcon 7B's multi-query attention: the fused matrix has 71 query heads and one key and one value head.
+    falcon = answer("falcon-7b", 8, ("qkv_proj",))
+    assert falcon["results"]["trainable_parameters"] == f"{32 * 8 * (4544 + 73 * 64):,}".replace(",", ".")
+
+
+def test_experts_each_get_an_adapter_and_the_router_only_when_targeted() -> None:
+    """Mixtral: w1/w2/w3 in each of the 8 experts of 32 layers; Qwen1.5-MoE also a shared expert."""
+    mixtral = answer("mixtral-8x7b", 8, ("gate_proj", "up_proj", "down_proj"))
+    per_expert = 8 * (4096 + 14336) * 3
+    assert mixtral["results"]["trainable_parameters"] == f"{32 * 8 * per_expert:,}".replace(",", ".")
+    with_router = answer("mixtral-8x7b", 8, ("gate_proj", "up_proj", "down_proj", "router"))
+    assert with_router["results"]["trainable_parameters"] == \
+        f"{32 * (8 * per_expert + 8 * (4096 + 8)):,}".replace(",", ".")
+    qwen = answer("qwen1.5-moe-a2.7b", 4, ("down_proj",))
+    assert qwen["results"]["trainable_parameters"] == \
+        f"{24 * 4 * ((1408 + 2048) * 60 + (5632 + 2048)):,}".replace(",", ".")
