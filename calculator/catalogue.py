@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from .model import Preset
-from .numbers import format_field
 
 GATED = "gated"  # SwiGLU/GeGLU: gate_proj, up_proj, down_proj
 PLAIN = "plain"  # two matrices with GELU between them (GPT-2, GPT-3, OPT, BLOOM…)
@@ -116,6 +115,16 @@ class Architecture:
     def norm(self) -> int:
         return 2 * self.hidden if self.norm_bias else self.hidden
 
+    def largest_layer(self) -> int:
+        """Parameters of the largest single module (what ZeRO-3 gathers whole on each GPU): usually the
+        embedding, else the widest projection or one expert's matrix."""
+        h, width = self.hidden, self.embed_proj or self.hidden
+        inner = self.expert_intermediate if self.moe else self.intermediate
+        q, kv = self.heads * self.dim, self.kv_heads * self.dim
+        candidates = [self.vocab * width, h * inner * (2 if self.fused_gate_up else 1),
+                      h * (q + 2 * kv) if self.fused_qkv else h * q]
+        return max(candidates)
+
     def parameters(self) -> int:
         """Every weight of the model, from its shape."""
         h = self.hidden
@@ -145,7 +154,7 @@ def model(model_id: str) -> Architecture:
 def field_texts(entry: Architecture) -> dict[str, str]:
     """The entry as the calculators' fields read it (a calculator takes the fields it has)."""
     count = entry.parameters()
-    billions = Decimal(count) / 10**9
+    billions = _six_decimals(Decimal(count) / 10**9)
     mlp_layout = FUSED_GATE_UP if entry.fused_gate_up else entry.mlp
     return {
         "layers": str(entry.layers), "hidden_size": str(entry.hidden), "attention_heads": str(entry.heads),
@@ -153,12 +162,19 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         # A mixture of experts: the size of each expert's MLP.
         "intermediate_size": str(entry.expert_intermediate if entry.moe else entry.intermediate),
         "mlp": entry.mlp, "vocab_size": str(entry.vocab),
-        "total_parameters_billion": format_field(billions), "parameters_billion": format_field(billions),
+        "total_parameters_billion": billions, "parameters_billion": billions,
+        "largest_layer_million": _six_decimals(Decimal(entry.largest_layer()) / 10**6),
         "base_parameters": str(count),
         "attention_layout": FUSED_QKV if entry.fused_qkv else SEPARATE, "mlp_layout": mlp_layout,
         "experts": str(entry.experts), "shared_intermediate_size": str(entry.shared_intermediate),
         "decoder_layers": str(entry.decoder_layers),
     }
+
+
+def _six_decimals(value: Decimal) -> str:
+    """A field's text as exact as the fields accept (six decimals: a thousand parameters in billions)."""
+    text = f"{value.quantize(Decimal('0.000001')):f}".rstrip("0").rstrip(".")
+    return text.replace(".", ",")
 
 
 def preset(model_id: str, group: str = "Compila con un modello:") -> Preset:
@@ -172,6 +188,9 @@ def _hf(repo: str) -> str:
 
 
 PEFT = "https://github.com/huggingface/peft/blob/5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40/"
+# "2851M total params, 32M largest layer params" and the memory it prints for the live model.
+DEEPSPEED_MEMORY = ("https://github.com/deepspeedai/DeepSpeed/blob/edaa7221267243c7be7fb49c5d5f5c4fb97b4641/"
+                    "docs/code-docs/source/memory.rst")
 
 
 MODELS: tuple[Architecture, ...] = (
@@ -264,6 +283,9 @@ MODELS: tuple[Architecture, ...] = (
                  "T5", head_dim=64, mlp=PLAIN, tied=True, decoder_layers=24, relative_buckets=32,
                  stated_parameters=737_668_096,
                  stated_source=PEFT + "examples/conditional_generation/peft_prompt_tuning_seq2seq.ipynb"),
+    Architecture("t5-3b", "T5 3B", 24, 1024, 16384, 32, 32, 32128, _hf("google-t5/t5-3b"),
+                 "T5", head_dim=128, mlp=PLAIN, tied=True, decoder_layers=24, relative_buckets=32,
+                 stated_parameters=2_851_598_336, stated_source=DEEPSPEED_MEMORY),
     Architecture("flan-t5-base", "Flan-T5 Base", 12, 768, 2048, 12, 12, 32128, _hf("google/flan-t5-base"),
                  "T5", head_dim=64, decoder_layers=12, relative_buckets=32, stated_parameters=247_577_856),
     Architecture("flan-t5-large", "Flan-T5 Large", 24, 1024, 2816, 16, 16, 32128, _hf("google/flan-t5-large"),

@@ -89,8 +89,11 @@ def test_vram_by_keyboard(page: Page, server: Server) -> None:
     form = open_ready(page, server, "vram-addestramento-llm")
     tab_to(page, '[name="optimizer"]')
     assert focus_ring(page) not in {"", "none"}
-    page.keyboard.press("ArrowDown")  # next option: AdamW with fp32 gradients
-    expect(output(form, "bytes_per_parameter")).to_have_text("18 B")
+    page.keyboard.press("ArrowDown")  # next option: 8-bit AdamW
+    expect(output(form, "bytes_per_parameter")).to_have_text("10 B")
+    tab_to(page, '[name="gradient_precision"]')
+    page.keyboard.press("ArrowDown")  # fp32 gradients
+    expect(output(form, "bytes_per_parameter")).to_have_text("12 B")
 
 
 def test_lora_by_keyboard(page: Page, server: Server) -> None:

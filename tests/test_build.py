@@ -168,11 +168,16 @@ def test_vram_byte_table_matches_the_module(site_dir: Path) -> None:
 
     html = page_text(site_dir, CALCULATOR_PAGES["vram-addestramento-llm"])
     table = html.split("<table>", 1)[1].split("</table>", 1)[0]
-    rows = re.findall(r"<tr>\s*<td>([^<]+)</td>\s*<td[^>]*>(\d+)</td>\s*<td[^>]*>(\d+)</td>"
-                      r"\s*<td[^>]*>(\d+)</td>\s*<td[^>]*>(\d+)</td>", table)
-    assert [(label, int(w), int(g), int(o), int(t)) for label, w, g, o, t in rows] == [
-        (r.label, r.weights, r.gradients, r.optimizer, r.total) for r in RECIPES.values()
-    ]
+    rows = re.findall(r"<tr>\s*<td>([^<]+)</td>\s*<td[^>]*>(\d+)</td>\s*<td[^>]*>([\d /]+)</td>"
+                      r"\s*<td[^>]*>(\d+)</td>\s*<td[^>]*>([\d /]+)</td>", table)
+
+    def expected(r):  # type: ignore[no-untyped-def]
+        if r.full_fp32:
+            return (r.label, str(r.weights), str(r.gradients("32")), str(r.optimizer), str(r.total("32")))
+        return (r.label, str(r.weights), f"{r.gradients('16')} / {r.gradients('32')}", str(r.optimizer),
+                f"{r.total('16')} / {r.total('32')}")
+
+    assert rows == [expected(r) for r in RECIPES.values()]
 
 
 def test_sibling_prose_figures(site_dir: Path) -> None:

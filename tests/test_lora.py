@@ -106,7 +106,7 @@ def test_presets_are_public_configs() -> None:
     assert {k: llama2[k] for k in ("hidden_size", "intermediate_size", "layers", "attention_heads", "kv_heads",
                                    "head_dim", "total_parameters_billion")} == {
         "hidden_size": "4096", "intermediate_size": "11008", "layers": "32", "attention_heads": "32",
-        "kv_heads": "32", "head_dim": "128", "total_parameters_billion": "6,74"}
+        "kv_heads": "32", "head_dim": "128", "total_parameters_billion": "6,738416"}
     for preset in CALCULATOR.presets:
         answer = respond({"calculator": LORA, "values": {**CALCULATOR.defaults, **preset.values}})
         assert answer["status"] == "ok"

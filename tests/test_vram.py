@@ -16,13 +16,15 @@ from .golden import VRAM, request
 params = st.decimals(min_value=Decimal("0.001"), max_value=Decimal(10_000), places=3)
 activations = st.decimals(min_value=Decimal(0), max_value=Decimal(1_000), places=2)
 gpus = st.integers(min_value=1, max_value=4096).map(Decimal)
-optimizers = st.sampled_from(sorted(RECIPES))
+optimizers = st.sampled_from(sorted(f"{o}/{g}" for o in RECIPES for g in ("16", "32")))  # and gradient precision
 stages = st.sampled_from(sorted(ZERO_STAGES))
 
 
-def per_gpu(p: Decimal, act: Decimal, n: Decimal, opt: str, stage: str) -> Decimal:
+def per_gpu(p: Decimal, act: Decimal, n: Decimal, choice: str, stage: str) -> Decimal:
+    opt, precision = choice.split("/")
     out = compute({"parameters_billion": p, "activation_gb": act, "gpus": n, "optimizer": opt, "zero_stage": stage,
-                   "gpu_memory_gb": Decimal(80), "reserve_gb": Decimal(2), "activation_per_sample_gb": None})
+                   "gpu_memory_gb": Decimal(80), "reserve_gb": Decimal(2), "activation_per_sample_gb": None,
+                   "convention": "zero", "gradient_precision": precision})
     value = out["per_gpu_gb"]
     assert value is not None
     return value
@@ -58,18 +60,19 @@ def test_higher_stages_shard_more(p: Decimal, act: Decimal, n: Decimal, opt: str
 
 
 @given(params, optimizers)
-def test_one_gpu_total_is_bytes_per_parameter_times_parameters(p: Decimal, opt: str) -> None:
-    assert per_gpu(p, Decimal(0), Decimal(1), opt, "3") == p * RECIPES[opt].total
+def test_one_gpu_total_is_bytes_per_parameter_times_parameters(p: Decimal, choice: str) -> None:
+    opt, precision = choice.split("/")
+    assert per_gpu(p, Decimal(0), Decimal(1), choice, "3") == p * RECIPES[opt].total(precision)
 
 
 def test_recipes_match_their_sources() -> None:
-    table = {key: (r.weights, r.gradients, r.optimizer, r.total) for key, r in RECIPES.items()}
+    table = {key: (r.weights, r.gradients("16"), r.gradients("32"), r.optimizer, r.total("16"), r.total("32"))
+             for key, r in RECIPES.items()}
     assert table == {
-        "adamw_mixed": (2, 2, 12, 16),  # ZeRO §3.1
-        "adamw_fp32_grads": (2, 4, 12, 18),  # Hugging Face model memory anatomy: 18 B in all
-        "adamw_8bit": (2, 2, 6, 10),  # Transformer Math 101: 8-bit Adam optimizer 6 B
-        "sgd_momentum": (2, 2, 8, 12),  # Transformer Math 101: SGD with momentum optimizer 8 B
-        "adamw_fp32": (4, 4, 8, 16),
+        "adamw_mixed": (2, 2, 4, 12, 16, 18),  # ZeRO §3.1; Hugging Face model memory anatomy: 18 B in all
+        "adamw_8bit": (2, 2, 4, 6, 10, 12),  # Transformer Math 101: optimizer 6 B; Hugging Face: 12 B
+        "sgd_momentum": (2, 2, 4, 8, 12, 14),  # Transformer Math 101: optimizer 8 B; Hugging Face: 14 B
+        "adamw_fp32": (4, 4, 4, 8, 16, 16),  # fp32 gradients whatever the choice
     }
     assert [o.value for o in CALCULATOR.field("optimizer").options] == list(RECIPES)
 
