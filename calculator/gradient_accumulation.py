@@ -9,17 +9,26 @@ margin). Ready-to-paste framework configs and a chart.
 
 from __future__ import annotations
 
-from decimal import ROUND_CEILING, Decimal
+from decimal import Decimal
 
 from .accumulation_plan import largest_micro_batch, plan
 from .framework_configs import SNIPPETS
 from .gpus import GPU_DEFAULT, GPUS
 from .model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Preset, Result, Values, number
-from .numbers import format_decimal, format_field
+from .numbers import format_decimal, format_field, format_integer
 from .svg import accumulation_chart
 
 DIRECT, TARGET, ON_GPU = "diretto", "obiettivo", "gpu"
 PLANNED = (TARGET, ON_GPU)
+# How a framework counts the optimizer steps of an epoch of N samples, with L micro-batches per GPU.
+ROUND_UP, ROUND_DOWN, DROP_LAST = "eccesso", "difetto", "drop_last"
+STEP_RULES = (
+    Option(ROUND_UP, "Per eccesso: l'ultima finestra incompleta fa un passo (Transformers dopo la PR #37923, 2025;"
+                     " PyTorch Lightning)"),
+    Option(ROUND_DOWN, "Per difetto: len_dataloader // gradient_accumulation_steps (Transformers prima della"
+                       " PR #37923)"),
+    Option(DROP_LAST, "drop_last: micro-batch e finestre incompleti scartati (dataloader_drop_last=True)"),
+)
 UNITS = (Option("MB", "MB"), Option("GB", "GB"), Option("GiB", "GiB"))
 IN_GB = {"MB": Decimal("0.001"), "GB": Decimal(1), "GiB": Decimal(2**30) / 10**9}
 
@@ -43,6 +52,16 @@ def configuration(values: Values) -> tuple[int, int, str]:
     return int(number(values, "micro_batch")), int(number(values, "accumulation_steps")), ""
 
 
+def steps_per_epoch(samples: int, micro_batch: int, steps: int, gpus: int, rule: str) -> int:
+    """Optimizer steps in one epoch: L = micro-batches per GPU (the distributed sampler pads the last one unless
+    drop_last), then the accumulation windows of L, counted by the framework's rule."""
+    per_step = micro_batch * gpus
+    if rule == DROP_LAST:
+        return samples // per_step // steps
+    batches = -(-samples // per_step)
+    return max(batches // steps, 1) if rule == ROUND_DOWN else -(-batches // steps)
+
+
 def compute(values: Values) -> Outputs:
     """Effective batch E = b·a·g and activation memory per GPU M = b·A, plus what follows from them."""
     b, a, note = configuration(values)
@@ -60,12 +79,23 @@ def compute(values: Values) -> Outputs:
         "accumulation_needed": Decimal(a) if planned else None,
         **(on_gpu(values, memory_gb) if values["mode"] == ON_GPU else {"gpu_fit": None, "gpu_headroom_gb": None}),
         "plan_note": note or None,
-        "steps_per_epoch": (dataset / effective).to_integral_value(ROUND_CEILING) if isinstance(dataset, Decimal)
-        else None,
+        "steps_per_epoch": Decimal(steps_per_epoch(int(dataset), b, a, g, str(values["steps_rule"])))
+        if isinstance(dataset, Decimal) else None,
+        **grpo(values, effective),
         "tokens_per_step": sequence * effective if isinstance(sequence, Decimal) else None,
     }
     outputs.update({key: snippet(b, a, g) for key, snippet in SNIPPETS.items()})
     return outputs
+
+
+def grpo(values: Values, effective: int) -> dict[str, Decimal | str | None]:
+    """GRPO (TRL): each prompt gets G completions, and the batch counts completions: E/G prompts per step."""
+    generations = values["generations"]
+    if not isinstance(generations, Decimal):
+        return {"prompts_per_step": None}
+    g = int(generations)
+    # A plan that overshoots the target may not be made of whole groups: the plan's note says so.
+    return {"prompts_per_step": Decimal(effective // g) if effective % g == 0 else None}
 
 
 def on_gpu(values: Values, memory_gb: Decimal) -> dict[str, Decimal | str | None]:
@@ -79,9 +109,39 @@ def on_gpu(values: Values, memory_gb: Decimal) -> dict[str, Decimal | str | None
 
 
 def check(values: Values) -> dict[str, str]:
-    """In the target modes one sample must fit in the budget (on a GPU: after the model states)."""
+    """GRPO's whole groups of completions; in the target modes one sample must fit in the budget (on a GPU:
+    after the model states)."""
+    errors = check_grpo(values)
     if values["mode"] not in PLANNED:
+        return errors
+    errors.update(check_budget(values))
+    return errors
+
+
+def check_grpo(values: Values) -> dict[str, str]:
+    generations = values["generations"]
+    if not isinstance(generations, Decimal):
         return {}
+    g = int(generations)
+    if g < 2:
+        return {"generations": "Generazioni per prompt: GRPO ne chiede almeno 2 per confrontare le risposte."}
+    if values["mode"] in PLANNED:
+        target = int(number(values, "target_effective_batch"))
+        if target % g:
+            return {"generations": (f"Generazioni per prompt: il batch effettivo desiderato ({format_integer(target)})"
+                                    f" deve essere un multiplo delle {format_integer(g)} generazioni, perché ogni"
+                                    " prompt porta tutte le sue risposte nello stesso batch.")}
+        return {}
+    b, a, gpus = (int(number(values, k)) for k in ("micro_batch", "accumulation_steps", "data_parallel_gpus"))
+    if (b * a * gpus) % g:
+        return {"generations": (f"Generazioni per prompt: il batch effettivo b · a · g = {format_integer(b * a * gpus)}"
+                                f" deve essere un multiplo delle {format_integer(g)} generazioni (in TRL"
+                                " generation_batch_size % num_generations == 0): cambia il micro-batch, i passi di"
+                                " accumulo o le GPU.")}
+    return {}
+
+
+def check_budget(values: Values) -> dict[str, str]:
     activation = number(values, "activation_per_sample_gb")
     unit = str(values["activation_unit"])
     if largest_micro_batch(budget(values), activation) >= 1:
@@ -187,6 +247,16 @@ CALCULATOR = Calculator(
             help="Per calcolare i passi dell'ottimizzatore per epoca.",
         ),
         Field(
+            id="steps_rule", label="Passi per epoca: regola del framework", default=ROUND_UP, kind=Kind.CHOICE,
+            group="Facoltativi", options=STEP_RULES,
+            help="Come si contano i passi quando i micro-batch di un'epoca non riempiono l'ultima finestra di accumulo.",
+        ),
+        Field(
+            id="generations", label="Generazioni per prompt (GRPO)", default="", group="Facoltativi", optional=True,
+            maximum=Decimal(100_000), example="8",
+            help="num_generations dei trainer GRPO di TRL: il batch conta le risposte, G per ogni prompt.",
+        ),
+        Field(
             id="sequence_length", label="Lunghezza delle sequenze", default="", unit="token", group="Facoltativi",
             optional=True, example="4096",
             help="Per calcolare i token elaborati a ogni passo dell'ottimizzatore.",
@@ -206,7 +276,9 @@ CALCULATOR = Calculator(
                help="Memoria della GPU meno la riserva, gli stati del modello e le attivazioni M = b · A."),
         Result("plan_note", "Come leggere la configurazione", format=Format.TEXT, modes=PLANNED, primary=False),
         Result("steps_per_epoch", "Passi dell'ottimizzatore per epoca", format=Format.COUNT, primary=False,
-               help="Campioni nel dataset diviso il batch effettivo, per eccesso."),
+               help="Micro-batch per GPU nell'epoca, divisi per i passi di accumulo con la regola scelta."),
+        Result("prompts_per_step", "Prompt per passo dell'ottimizzatore (GRPO)", format=Format.COUNT, primary=False,
+               help="Il batch effettivo conta le risposte: E diviso le generazioni per prompt."),
         Result("tokens_per_step", "Token per passo dell'ottimizzatore", format=Format.COUNT, primary=False,
                help="Batch effettivo per lunghezza delle sequenze."),
         Result("config_hf", "Hugging Face Transformers (TrainingArguments)", format=Format.CODE, primary=False),
@@ -229,5 +301,10 @@ CALCULATOR = Calculator(
         "obiettivo": {"mode": TARGET, "target_effective_batch": "512", "memory_budget": "20"},
         "obiettivo_esatto": {"mode": TARGET, "target_effective_batch": "480", "memory_budget": "20"},
         "obiettivo_gpu": {"mode": ON_GPU, "target_effective_batch": "512"},
+        # 1.000 samples, b = 4 on 2 GPUs (125 micro-batches each), 8 accumulation steps: 15,6 windows.
+        "epoca_eccesso": {"dataset_size": "1000", "data_parallel_gpus": "2"},
+        "epoca_difetto": {"dataset_size": "1000", "data_parallel_gpus": "2", "steps_rule": ROUND_DOWN},
+        "epoca_drop_last": {"dataset_size": "1000", "data_parallel_gpus": "2", "steps_rule": DROP_LAST},
+        "grpo": {"micro_batch": "8", "accumulation_steps": "4", "data_parallel_gpus": "2", "generations": "8"},
     },
 )
