@@ -16,9 +16,11 @@ What PEFT adapts, architecture by architecture:
 - an encoder–decoder: the self-attention and MLP of both stacks and the
   decoder's cross-attention (the same module names);
 - embed_tokens and lm_head: r·(vocabulary + hidden) each;
-- DoRA adds a magnitude vector of d_out values per adapted linear layer.
+- DoRA adds a magnitude vector of d_out values per adapted linear layer;
+- a classification head in ``modules_to_save`` is trained whole, as a copy that
+  PEFT keeps beside the original.
 PEFT's ``print_trainable_parameters()`` counts the base model plus the adapters
-as "all params".
+(and those copies) as "all params".
 """
 
 from __future__ import annotations
@@ -54,6 +56,12 @@ EXTRA = {
     "lm_head": "Testa del modello linguistico (lm_head)",
 }
 MODULES = {**ATTENTION, **MLP, **EXTRA}
+# Classification heads people put in modules_to_save, by layout.
+HEADS = (
+    Option("linear", "Una matrice senza bias (score di Llama, Mistral, Qwen per la classificazione)"),
+    Option("linear_bias", "Una matrice con bias (classifier di BERT, ViT)"),
+    Option("dense_proj", "Strato denso più proiezione, con bias (classifier di RoBERTa)"),
+)
 LINEAR = {**ATTENTION, **MLP}  # DoRA gives these a magnitude vector
 
 
@@ -103,15 +111,30 @@ def count(values: Values) -> int:
     return total
 
 
+def head(values: Values) -> int:
+    """Parameters of the classification head in modules_to_save (0 without one)."""
+    labels, hidden = integer(values, "num_labels"), integer(values, "hidden_size")
+    if not labels:
+        return 0
+    layout = values["head_layout"]
+    if layout == "linear":
+        return hidden * labels
+    if layout == "linear_bias":
+        return hidden * labels + labels
+    return hidden * hidden + hidden + hidden * labels + labels
+
+
 def compute(values: Values) -> Outputs:
     """Trainable LoRA parameters, their share of the model, sizes, training state and PEFT's printout."""
-    trainable = count(values)
+    saved = head(values)
+    trainable = count(values) + saved
     total = values["total_parameters_billion"]
     base = values["base_parameters"]
     share = Decimal(trainable) / (total * 10**9) * 100 if isinstance(total, Decimal) else None
     peft = None
     if isinstance(base, Decimal):
-        everything = int(base) + trainable  # PEFT counts the adapters among "all params"
+        # PEFT counts the adapters among "all params", and the head twice: the original and its trained copy.
+        everything = int(base) + trainable
         peft = (f"trainable params: {trainable:,d} || all params: {everything:,d}"
                 f" || trainable%: {100 * trainable / everything:.4f}")
     return {
@@ -132,7 +155,7 @@ def check(values: Values) -> dict[str, str]:
         errors["kv_heads"] = (f"Teste chiave/valore: devono dividere esattamente le {format_integer(heads)}"
                               " teste di attenzione.")
     chosen = {name for name in MODULES if values[name] is True}
-    if not chosen:
+    if not chosen and not integer(values, "num_labels"):
         errors["q_proj"] = "Scegli almeno un modulo da adattare."
     fused = values["attention_layout"] == FUSED_QKV
     if fused and chosen & {"q_proj", "k_proj", "v_proj"}:
@@ -230,6 +253,11 @@ CALCULATOR = Calculator(
                      "Qwen1.5/Qwen2-MoE: shared_expert_intermediate_size; 0 se il modello non ne ha."),
         _size_field("vocab_size", "Vocabolario", "32000",
                     "vocab_size: serve se adatti embed_tokens o lm_head.", 10_000_000),
+        _count_field("num_labels", "Testa di classificazione: etichette (modules_to_save)",
+                     "0 senza testa; con una testa (per esempio per la classificazione di sequenze) PEFT la addestra"
+                     " intera, come copia accanto all'originale.", 1_000_000),
+        Field(id="head_layout", label="Forma della testa", default="linear", kind=Kind.CHOICE, group="Architettura",
+              options=HEADS, help="Quante matrici e quali bias ha la testa di classificazione."),
         Field(id="total_parameters_billion", label="Parametri totali del modello", default="6,74",
               kind=Kind.DECIMAL, unit="miliardi", group="Architettura", optional=True,
               minimum=Decimal(0), exclusive_minimum=True, maximum=Decimal(100_000),

@@ -38,10 +38,12 @@ def architectures(draw: st.DrawFn) -> dict[str, int]:
     }
 
 
-def trainable(rank: int, arch: dict[str, int], modules: set[str] | tuple[str, ...], dora: bool = False) -> Decimal:
+def trainable(rank: int, arch: dict[str, int], modules: set[str] | tuple[str, ...], dora: bool = False,
+              labels: int = 0, head_layout: str = "linear") -> Decimal:
     values: dict[str, Decimal | bool | str | None] = {k: Decimal(v) for k, v in arch.items()}
     values.update({name: name in modules for name in MODULES})
-    values.update(rank=Decimal(rank), total_parameters_billion=None, base_parameters=None, use_dora=dora)
+    values.update(rank=Decimal(rank), total_parameters_billion=None, base_parameters=None, use_dora=dora,
+                  num_labels=Decimal(labels), head_layout=head_layout)
     out = compute(values)
     assert out["trainable_percent"] is None and out["peft_printout"] is None
     value = out["trainable_parameters"]
@@ -90,6 +92,16 @@ def test_a_fused_projection_is_one_input_and_the_sum_of_the_outputs(rank: int, a
     gate_up = trainable(rank, fused, {"gate_up_proj"})
     assert gate_up == trainable(rank, fused, {"gate_proj", "up_proj"}) - rank * fused["hidden_size"] * (
         fused["layers"] + fused["decoder_layers"])
+
+
+@given(ranks, architectures(), module_sets, st.integers(1, 1000), st.sampled_from(["linear", "linear_bias",
+                                                                                  "dense_proj"]))
+def test_a_head_in_modules_to_save_adds_its_own_size(rank: int, arch: dict[str, int], modules: set[str], labels: int,
+                                                     layout: str) -> None:
+    h = arch["hidden_size"]
+    size = {"linear": h * labels, "linear_bias": h * labels + labels, "dense_proj": h * h + h + h * labels + labels}
+    added = trainable(rank, arch, modules, labels=labels, head_layout=layout) - trainable(rank, arch, modules)
+    assert added == size[layout]
 
 
 @given(ranks, architectures(), module_sets)

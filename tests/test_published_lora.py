@@ -127,3 +127,31 @@ def test_experts_each_get_an_adapter_and_the_router_only_when_targeted() -> None
     qwen = answer("qwen1.5-moe-a2.7b", 4, ("down_proj",))
     assert qwen["results"]["trainable_parameters"] == \
         f"{24 * 4 * ((1408 + 2048) * 60 + (5632 + 2048)):,}".replace(",", ".")
+
+
+# modules_to_save: the classification head is trained whole, and PEFT keeps the original beside the copy, so
+# "all params" counts it twice. The base counts include the head, as the printouts of the full models show.
+HEADS = [
+    # ViT-base on Food-101 (101 labels), r=16 on "query" and "value", modules_to_save=["classifier"];
+    # the same notebook prints the full model as "trainable params: 85876325 || all params: 85876325".
+    (f"{PEFT}:docs/source/package_reference/lora.md", 16, "101", "85876325", "667,493", "86,543,818", "0.7713"),
+    # bert-base-cased for sequence classification (2 labels), target_modules=["query", "key"] with r=8: the task
+    # type puts the classifier in modules_to_save. Printed "trainable%: 0.2730".
+    (f"{PEFT}:examples/evaluation/lora-lm-eval.ipynb", 8, "2", "108311810", "296,450", "108,608,260", "0.2730"),
+]
+
+
+@pytest.mark.parametrize(("source", "rank", "labels", "base", "trainable", "everything", "percent"), HEADS,
+                         ids=["vit-food101", "bert-seq-cls"])
+def test_a_classification_head_in_modules_to_save(source: str, rank: int, labels: str, base: str, trainable: str,
+                                                  everything: str, percent: str) -> None:
+    bert_like = {"layers": "12", "hidden_size": "768", "intermediate_size": "3072", "attention_heads": "12",
+                 "kv_heads": "12", "head_dim": "64", "mlp_layout": "plain", "num_labels": labels,
+                 "head_layout": "linear_bias", "base_parameters": base, "total_parameters_billion": ""}
+    targets = ("q_proj", "v_proj") if labels == "101" else ("q_proj", "k_proj")
+    values = {**CALCULATORS[LORA].defaults, **{m: "" for m in MODULES}, **{t: "on" for t in targets},
+              "rank": str(rank), **bert_like}
+    result = respond({"calculator": LORA, "values": values})
+    assert result["status"] == "ok", result["errors"]
+    assert result["results"]["peft_printout"] == (
+        f"trainable params: {trainable} || all params: {everything} || trainable%: {percent}"), source

@@ -6,6 +6,8 @@ deepspeedai/DeepSpeed@edaa7221267243c7be7fb49c5d5f5c4fb97b4641. They print GiB (
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -125,3 +127,15 @@ def test_estimator_properties(total: int, per_node: int, nodes: int, offload_opt
     assert ds.zero2(total, per_node, nodes, True, 1.5).gpu_bytes <= two.gpu_bytes
     if not offload_optimizer:
         assert three.gpu_bytes <= two.gpu_bytes + 4 * largest
+
+
+def test_accelerate_reports_half_of_the_resident_sum() -> None:
+    """Accelerate's documentation (docs/source/usage_guides/model_size_estimator.md at
+    huggingface/accelerate@16cb6eb80dd9aa8b4df1a63ef57863e455d53b83), idefics-80b-instruct: total size 297.12 GB in
+    float32, "Training using Adam" 594.24 GB for float16: the largest of its stages (the optimizer, twice the fp32
+    model), not the sum. The page's AdamW in mixed precision keeps 16 B per parameter: twice that figure."""
+    fp32_gib = Decimal("297.12")
+    parameters_billion = fp32_gib * 2**30 / 4 / 10**9
+    results = answer({"parameters_billion": f"{parameters_billion:.6f}".replace(".", ","), "activation_gb": "0"})
+    ours_gib = Decimal(results["per_gpu_gib"].removesuffix(" GiB").replace(".", "").replace(",", "."))
+    assert abs(ours_gib - 2 * Decimal("594.24")) < Decimal("0.01") * ours_gib
