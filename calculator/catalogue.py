@@ -84,23 +84,23 @@ class Architecture:
     def moe(self) -> bool:
         return self.experts > 0
 
+    def attention_biases(self) -> int:
+        q, kv = self.heads * self.dim, self.kv_heads * self.dim
+        if self.bias:
+            return q + (kv if self.k_bias else 0) + kv + self.hidden
+        return q + 2 * kv if self.qkv_bias else 0
+
     def attention(self) -> int:
         """Query, key, value and output projections (with their biases and q/k norms)."""
         h, d = self.hidden, self.dim
         q, kv = self.heads * d, self.kv_heads * d
-        total = h * q + 2 * h * kv + q * h
-        if self.bias:
-            total += q + (kv if self.k_bias else 0) + kv + h
-        elif self.qkv_bias:
-            total += q + 2 * kv
-        return total + (2 * d if self.qk_norm else 0)
+        return h * q + 2 * h * kv + q * h + self.attention_biases() + (2 * d if self.qk_norm else 0)
+
+    def mlp_biases(self, inner: int) -> int:
+        return (2 * inner if self.mlp == GATED else inner) + self.hidden if self.bias else 0
 
     def dense_mlp(self, inner: int) -> int:
-        gated = self.mlp == GATED
-        total = (3 if gated else 2) * self.hidden * inner
-        if self.bias:
-            total += (2 * inner if gated else inner) + self.hidden
-        return total
+        return (3 if self.mlp == GATED else 2) * self.hidden * inner + self.mlp_biases(inner)
 
     def mlp_block(self) -> int:
         """The layer's MLP: dense, or the experts with their router and shared experts."""
@@ -114,6 +114,19 @@ class Architecture:
     @property
     def norm(self) -> int:
         return 2 * self.hidden if self.norm_bias else self.hidden
+
+    def biases(self) -> int:
+        """Every bias of the model, norms' included (what PEFT's bias="all" trains)."""
+        h, attention, mlp = self.hidden, self.attention_biases(), self.mlp_biases
+        block = mlp(self.intermediate) if not self.moe else (
+            self.experts * mlp(self.expert_intermediate) + (mlp(self.shared_intermediate) if self.shared_intermediate
+                                                             else 0))
+        norm = h if self.norm_bias else 0
+        total = self.layers * (attention + block + self.norms_per_layer * norm)
+        total += self.decoder_layers * (2 * attention + block + (self.norms_per_layer + 1) * norm)
+        stacks = 2 if self.encoder_decoder else 1
+        total += stacks * (norm if self.final_norm else 0) + (norm if self.embed_norm else 0)
+        return total + (2 * h if self.mel_bins else 0)
 
     def largest_layer(self) -> int:
         """Parameters of the largest single module (what ZeRO-3 gathers whole on each GPU): usually the
@@ -168,6 +181,8 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         "attention_layout": FUSED_QKV if entry.fused_qkv else SEPARATE, "mlp_layout": mlp_layout,
         "experts": str(entry.experts), "shared_intermediate_size": str(entry.shared_intermediate),
         "decoder_layers": str(entry.decoder_layers),
+        "linear_bias": ("all" if entry.k_bias else "all_but_k") if entry.bias else "qkv" if entry.qkv_bias else "none",
+        "model_biases": str(entry.biases()),
     }
 
 

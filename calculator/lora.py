@@ -18,7 +18,9 @@ What PEFT adapts, architecture by architecture:
 - embed_tokens and lm_head: r·(vocabulary + hidden) each;
 - DoRA adds a magnitude vector of d_out values per adapted linear layer;
 - a classification head in ``modules_to_save`` is trained whole, as a copy that
-  PEFT keeps beside the original.
+  PEFT keeps beside the original;
+- ``bias="lora_only"`` also trains the biases of the adapted layers (d_out each,
+  where the model has them), ``bias="all"`` every bias of the model.
 PEFT's ``print_trainable_parameters()`` counts the base model plus the adapters
 (and those copies) as "all params".
 """
@@ -29,7 +31,21 @@ from dataclasses import replace
 from decimal import Decimal
 
 from .catalogue import FUSED_GATE_UP, FUSED_QKV, GATED, PLAIN, SEPARATE, preset
-from .model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Preset, Result, Values, integer, size_field
+from .model import (
+    Calculator,
+    Feed,
+    Field,
+    Format,
+    Kind,
+    Option,
+    Outputs,
+    Preset,
+    Result,
+    Values,
+    integer,
+    number,
+    size_field,
+)
 from .numbers import format_integer
 
 ADAPTER_BYTES_HALF = 2  # fp16/bf16
@@ -56,6 +72,19 @@ EXTRA = {
     "lm_head": "Testa del modello linguistico (lm_head)",
 }
 MODULES = {**ATTENTION, **MLP, **EXTRA}
+# Which linear layers of a model carry a bias.
+LINEAR_BIAS = (
+    Option("none", "Nessuno (Llama, Mistral, Gemma, Phi-3, Falcon, T5)"),
+    Option("qkv", "Solo query, key e value (Qwen2, Qwen2.5)"),
+    Option("all", "Tutti gli strati lineari (GPT-2, OPT, BLOOM, BERT)"),
+    Option("all_but_k", "Tutti tranne la key (Whisper)"),
+)
+BIAS_MODES = (
+    Option("none", "none: nessun bias addestrato"),
+    Option("lora_only", "lora_only: i bias degli strati adattati"),
+    Option("all", "all: tutti i bias del modello"),
+)
+QKV = {"q_proj", "k_proj", "v_proj", "qkv_proj"}
 # Classification heads people put in modules_to_save, by layout.
 HEADS = (
     Option("linear", "Una matrice senza bias (score di Llama, Mistral, Qwen per la classificazione)"),
@@ -111,6 +140,26 @@ def count(values: Values) -> int:
     return total
 
 
+def trained_biases(values: Values) -> int:
+    """Biases PEFT makes trainable: none, those of the adapted layers, or every bias of the model."""
+    mode, where = values["bias"], values["linear_bias"]
+    if mode == "all":
+        return int(number(values, "model_biases"))
+    if mode != "lora_only" or where == "none":
+        return 0
+    chosen = {name for name in LINEAR if values[name] is True} - {"router"}
+    with_bias = chosen & QKV if where == "qkv" else chosen - ({"k_proj"} if where == "all_but_k" else set())
+    hidden, inner = integer(values, "hidden_size"), integer(values, "intermediate_size")
+    heads, kv_heads, head_dim = (integer(values, k) for k in ("attention_heads", "kv_heads", "head_dim"))
+    table = shapes(hidden, inner, heads, kv_heads, head_dim)
+    attention = sum(table[name][1] for name in with_bias if name in ATTENTION)
+    if "qkv_proj" in with_bias and where == "all_but_k":
+        attention -= kv_heads * head_dim
+    mlp = sum(table[name][1] for name in with_bias if name not in ATTENTION) * max(integer(values, "experts"), 1)
+    layers, decoder = integer(values, "layers"), integer(values, "decoder_layers")
+    return layers * (attention + mlp) + decoder * (2 * attention + mlp)
+
+
 def head(values: Values) -> int:
     """Parameters of the classification head in modules_to_save (0 without one)."""
     labels, hidden = integer(values, "num_labels"), integer(values, "hidden_size")
@@ -126,15 +175,15 @@ def head(values: Values) -> int:
 
 def compute(values: Values) -> Outputs:
     """Trainable LoRA parameters, their share of the model, sizes, training state and PEFT's printout."""
-    saved = head(values)
-    trainable = count(values) + saved
+    added = count(values) + head(values)  # new parameters: the adapters and the head's trained copy
+    trainable = added + trained_biases(values)  # biases of the model itself that become trainable
     total = values["total_parameters_billion"]
     base = values["base_parameters"]
     share = Decimal(trainable) / (total * 10**9) * 100 if isinstance(total, Decimal) else None
-    peft = None
+    peft = "Indica i parametri esatti del modello base per vedere la riga di PEFT."
     if isinstance(base, Decimal):
         # PEFT counts the adapters among "all params", and the head twice: the original and its trained copy.
-        everything = int(base) + trainable
+        everything = int(base) + added
         peft = (f"trainable params: {trainable:,d} || all params: {everything:,d}"
                 f" || trainable%: {100 * trainable / everything:.4f}")
     return {
@@ -179,6 +228,12 @@ def check(values: Values) -> dict[str, str]:
     if integer(values, "shared_intermediate_size") and not integer(values, "experts"):
         errors["shared_intermediate_size"] = ("Esperti condivisi: esistono solo nei modelli con esperti (MoE);"
                                               " indica quanti esperti ha, oppure lascia 0.")
+    if values["bias"] == "all" and not isinstance(values["model_biases"], Decimal):
+        errors["model_biases"] = ("Bias del modello: con bias=\"all\" PEFT addestra tutti i bias; indica quanti sono"
+                                  " (i modelli del catalogo lo compilano).")
+    if values["bias"] == "lora_only" and values["linear_bias"] == "none":
+        errors["bias"] = ("Bias: con bias=\"lora_only\" si addestrano i bias degli strati adattati, ma con «Bias degli"
+                          " strati lineari: nessuno» non ce ne sono; scegli dove il modello ha i bias.")
     if values["use_dora"] is True and chosen & set(EXTRA):
         errors["use_dora"] = ("DoRA: questo calcolatore la conta solo sugli strati lineari; togli embed_tokens e"
                               " lm_head oppure DoRA.")
@@ -216,6 +271,8 @@ CALCULATOR = Calculator(
     fields=(
         Field(id="rank", label="Rango r", default="8", group="LoRA", maximum=Decimal(65_536),
               help="Rango delle due matrici a basso rango di ogni adattatore."),
+        Field(id="bias", label="Bias addestrati (bias)", default="none", kind=Kind.CHOICE, group="LoRA",
+              options=BIAS_MODES, help="Il parametro bias di LoraConfig."),
         Field(id="use_dora", label="DoRA (use_dora=True)", default="", kind=Kind.FLAG, group="LoRA",
               help="Aggiunge a ogni strato lineare adattato un vettore di ampiezze lungo quanto le sue uscite."),
         *(
@@ -253,6 +310,13 @@ CALCULATOR = Calculator(
                      "Qwen1.5/Qwen2-MoE: shared_expert_intermediate_size; 0 se il modello non ne ha."),
         _size_field("vocab_size", "Vocabolario", "32000",
                     "vocab_size: serve se adatti embed_tokens o lm_head.", 10_000_000),
+        Field(id="linear_bias", label="Bias degli strati lineari", default="none", kind=Kind.CHOICE,
+              group="Architettura", options=LINEAR_BIAS,
+              help="Quali strati lineari hanno un bias: serve con bias=\"lora_only\"."),
+        Field(id="model_biases", label="Bias del modello (conteggio)", default="", group="Architettura",
+              optional=True, minimum=Decimal(0), maximum=Decimal(10**12), example="102144",
+              help="Tutti i bias del modello, norme comprese, esclusa la testa: serve con bias=\"all\". I modelli del"
+                   " catalogo lo compilano."),
         _count_field("num_labels", "Testa di classificazione: etichette (modules_to_save)",
                      "0 senza testa; con una testa (per esempio per la classificazione di sequenze) PEFT la addestra"
                      " intera, come copia accanto all'originale.", 1_000_000),
@@ -262,7 +326,8 @@ CALCULATOR = Calculator(
               kind=Kind.DECIMAL, unit="miliardi", group="Architettura", optional=True,
               minimum=Decimal(0), exclusive_minimum=True, maximum=Decimal(100_000),
               help="Facoltativo: serve per la percentuale di parametri addestrabili."),
-        Field(id="base_parameters", label="Parametri del modello base, esatti", default="", group="Architettura",
+        Field(id="base_parameters", label="Parametri del modello base, esatti", default="6738415616",
+              group="Architettura",
               optional=True, maximum=Decimal(10**15), example="6738415616",
               help="Facoltativo: per la riga di print_trainable_parameters() di PEFT. I modelli del catalogo la"
                    " compilano."),

@@ -174,4 +174,10 @@ ERRORS += [
     (request(LORA, use_dora="on", lm_head="on"), "use_dora",
      "DoRA: questo calcolatore la conta solo sugli strati lineari; togli embed_tokens e lm_head oppure DoRA."),
     (request(LORA, experts="-1"), "experts", "Esperti per strato (MoE): deve essere almeno 0."),
+    (request(LORA, bias="all"), "model_biases",
+     "Bias del modello: con bias=\"all\" PEFT addestra tutti i bias; indica quanti sono (i modelli del catalogo lo"
+     " compilano)."),
+    (request(LORA, bias="lora_only"), "bias",
+     "Bias: con bias=\"lora_only\" si addestrano i bias degli strati adattati, ma con «Bias degli strati lineari:"
+     " nessuno» non ce ne sono; scegli dove il modello ha i bias."),
 ]

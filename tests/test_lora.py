@@ -43,9 +43,10 @@ def trainable(rank: int, arch: dict[str, int], modules: set[str] | tuple[str, ..
     values: dict[str, Decimal | bool | str | None] = {k: Decimal(v) for k, v in arch.items()}
     values.update({name: name in modules for name in MODULES})
     values.update(rank=Decimal(rank), total_parameters_billion=None, base_parameters=None, use_dora=dora,
-                  num_labels=Decimal(labels), head_layout=head_layout)
+                  num_labels=Decimal(labels), head_layout=head_layout, bias="none", linear_bias="none",
+                  model_biases=None)
     out = compute(values)
-    assert out["trainable_percent"] is None and out["peft_printout"] is None
+    assert out["trainable_percent"] is None and str(out["peft_printout"]).startswith("Indica i parametri esatti")
     value = out["trainable_parameters"]
     assert isinstance(value, Decimal)
     return value

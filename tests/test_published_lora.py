@@ -155,3 +155,36 @@ def test_a_classification_head_in_modules_to_save(source: str, rank: int, labels
     assert result["status"] == "ok", result["errors"]
     assert result["results"]["peft_printout"] == (
         f"trainable params: {trainable} || all params: {everything} || trainable%: {percent}"), source
+
+
+def test_bias_all_trains_every_bias() -> None:
+    """LayoutLM-base for token classification (13 labels), r=16 on query and value, bias="all"
+    (examples/token_classification/peft_lora_token_cls.ipynb at PEFT): printed
+    "trainable params: 702,733 || all params: 113,237,786 || trainable%: 0.6206". The biases: 12 layers × (4 × 768
+    in attention, 3,072 + 768 in the MLP, 2 × 768 in the norms), the embeddings' norm and the pooler, 768 each; the
+    classifier (768 × 13 + 13) is trained whole through the task's modules_to_save."""
+    biases = 12 * (4 * 768 + 3072 + 768 + 2 * 768) + 768 + 768
+    values = {**CALCULATORS[LORA].defaults, **{m: "" for m in MODULES}, "q_proj": "on", "v_proj": "on", "rank": "16",
+              "layers": "12", "hidden_size": "768", "intermediate_size": "3072", "attention_heads": "12",
+              "kv_heads": "12", "head_dim": "64", "mlp_layout": "plain", "num_labels": "13",
+              "head_layout": "linear_bias", "bias": "all", "linear_bias": "all", "model_biases": str(biases),
+              "base_parameters": str(113_237_786 - 589_824 - (768 * 13 + 13)), "total_parameters_billion": ""}
+    result = respond({"calculator": LORA, "values": values})
+    assert result["status"] == "ok", result["errors"]
+    assert result["results"]["peft_printout"] == (
+        "trainable params: 702,733 || all params: 113,237,786 || trainable%: 0.6206")
+
+
+def test_bias_lora_only_trains_the_adapted_layers_biases() -> None:
+    """GPT-2's c_attn carries a 2,304-wide bias: with bias="lora_only" it trains too, 12 × 2,304 more. All of GPT-2's
+    biases (the catalogue counts 102,144: linear layers and LayerNorms) with bias="all"."""
+    lora = answer("gpt2", 8, ("qkv_proj",))["results"]["trainable_parameters"]
+    only = answer("gpt2", 8, ("qkv_proj",), bias="lora_only")["results"]["trainable_parameters"]
+    everything = answer("gpt2", 8, ("qkv_proj",), bias="all")["results"]["trainable_parameters"]
+    as_int = [int(str(v).replace(".", "")) for v in (lora, only, everything)]
+    assert as_int[1] - as_int[0] == 12 * 2304
+    assert as_int[2] - as_int[0] == model("gpt2").biases() == 102_144
+    # Whisper has no bias on k_proj: lora_only on q, k, v adds the q and v biases only.
+    whisper = [int(str(answer("whisper-small", 8, ("q_proj", "k_proj", "v_proj"), bias=b)["results"]
+                       ["trainable_parameters"]).replace(".", "")) for b in ("none", "lora_only")]
+    assert whisper[1] - whisper[0] == (12 + 2 * 12) * 2 * 768
