@@ -8,6 +8,7 @@ count each publisher states.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -102,31 +103,41 @@ class Architecture:
     def dense_mlp(self, inner: int) -> int:
         return (3 if self.mlp == GATED else 2) * self.hidden * inner + self.mlp_biases(inner)
 
+    def _block(self, mlp: Callable[[int], int]) -> int:
+        """The layer's MLP as ``mlp`` counts it (weights or biases): dense, or the experts and shared experts."""
+        if not self.moe:
+            return mlp(self.intermediate)
+        return self.experts * mlp(self.expert_intermediate) + (mlp(self.shared_intermediate)
+                                                               if self.shared_intermediate else 0)
+
     def mlp_block(self) -> int:
         """The layer's MLP: dense, or the experts with their router and shared experts."""
         if not self.moe:
-            return self.dense_mlp(self.intermediate)
-        total = self.experts * self.dense_mlp(self.expert_intermediate) + self.hidden * self.experts
-        if self.shared_intermediate:
-            total += self.dense_mlp(self.shared_intermediate) + (self.hidden if self.shared_gate else 0)
-        return total
+            return self._block(self.dense_mlp)
+        router = self.hidden * self.experts + (self.hidden if self.shared_gate else 0)
+        return self._block(self.dense_mlp) + router
 
     @property
     def norm(self) -> int:
         return 2 * self.hidden if self.norm_bias else self.hidden
 
-    def biases(self) -> int:
-        """Every bias of the model, norms' included (what PEFT's bias="all" trains)."""
-        h, attention, mlp = self.hidden, self.attention_biases(), self.mlp_biases
-        block = mlp(self.intermediate) if not self.moe else (
-            self.experts * mlp(self.expert_intermediate) + (mlp(self.shared_intermediate) if self.shared_intermediate
-                                                             else 0))
-        norm = h if self.norm_bias else 0
+    def _stacks(self, attention: int, block: int, norm: int) -> int:
+        """Every layer of the encoder (or the only stack) and of the decoder (with cross-attention), and each
+        stack's final norm, from one layer's attention, MLP and norm."""
         total = self.layers * (attention + block + self.norms_per_layer * norm)
         total += self.decoder_layers * (2 * attention + block + (self.norms_per_layer + 1) * norm)
-        stacks = 2 if self.encoder_decoder else 1
-        total += stacks * (norm if self.final_norm else 0) + (norm if self.embed_norm else 0)
-        return total + (2 * h if self.mel_bins else 0)
+        return total + self.stacks * (norm if self.final_norm else 0)
+
+    @property
+    def stacks(self) -> int:
+        return 2 if self.encoder_decoder else 1
+
+    def biases(self) -> int:
+        """Every bias of the model, norms' included (what PEFT's bias="all" trains)."""
+        h = self.hidden
+        norm = h if self.norm_bias else 0
+        total = self._stacks(self.attention_biases(), self._block(self.mlp_biases), norm)
+        return total + (norm if self.embed_norm else 0) + (2 * h if self.mel_bins else 0)
 
     def largest_layer(self) -> int:
         """Parameters of the largest single module (what ZeRO-3 gathers whole on each GPU): usually the
@@ -146,13 +157,8 @@ class Architecture:
         total += (self.positions + self.encoder_positions) * h + (self.norm if self.embed_norm else 0)
         if self.mel_bins:
             total += self.mel_bins * h * 3 + h + h * h * 3 + h
-        total += self.layers * (self.attention() + self.mlp_block() + self.norms_per_layer * self.norm)
-        stacks = 1
-        if self.encoder_decoder:
-            stacks = 2
-            total += self.decoder_layers * (2 * self.attention() + self.mlp_block()
-                                            + (self.norms_per_layer + 1) * self.norm)
-        total += stacks * (self.relative_buckets * self.heads + (self.norm if self.final_norm else 0))
+        total += self._stacks(self.attention(), self.mlp_block(), self.norm)
+        total += self.stacks * self.relative_buckets * self.heads
         return total + (0 if self.tied else self.vocab * width)
 
 

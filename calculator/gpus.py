@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from .numbers import format_decimal
+
 GIB_IN_GB = Decimal(2**30) / 10**9
 
 
@@ -38,3 +40,11 @@ GPUS: tuple[Gpu, ...] = (
 )
 
 GPU_DEFAULT: Gpu = next(gpu for gpu in GPUS if gpu.id == "h100-80")
+
+
+def fit_verdict(memory_gb: Decimal, headroom_gb: Decimal) -> str:
+    """Whether the plan fits a GPU of ``memory_gb``, with what is left over the reserve (or what is missing)."""
+    memory = format_decimal(memory_gb)
+    if headroom_gb >= 0:
+        return f"Entra in una GPU da {memory} GB: restano {format_decimal(headroom_gb)} GB oltre la riserva."
+    return f"Non entra in una GPU da {memory} GB: mancano {format_decimal(-headroom_gb)} GB."

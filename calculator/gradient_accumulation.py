@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from .accumulation_plan import largest_micro_batch, plan
 from .framework_configs import SNIPPETS
-from .gpus import GPU_DEFAULT, GPUS
+from .gpus import GPU_DEFAULT, GPUS, fit_verdict
 from .model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Preset, Result, Values, number
 from .numbers import format_decimal, format_field, format_integer
 from .svg import accumulation_chart
@@ -103,7 +103,7 @@ def on_gpu(values: Values, memory_gb: Decimal) -> dict[str, Decimal | str | None
     gpu = number(values, "gpu_memory_gb")
     headroom = gpu - number(values, "reserve_gb") - number(values, "model_states_gb") - memory_gb
     return {
-        "gpu_fit": f"Entra in una GPU da {format_decimal(gpu)} GB: restano {format_decimal(headroom)} GB oltre la riserva.",
+        "gpu_fit": fit_verdict(gpu, headroom),  # the plan's micro-batch fits by construction
         "gpu_headroom_gb": headroom,
     }
 

@@ -114,17 +114,26 @@ def _adapter(rank: int, d_in: int, d_out: int, dora: bool) -> int:
     return rank * (d_in + d_out) + (d_out if dora else 0)
 
 
+def _table(values: Values, size: int) -> dict[str, tuple[int, int]]:
+    """The matrices of one layer of this shape, with an MLP (or expert) of ``size``."""
+    heads, kv_heads, head_dim = (integer(values, k) for k in ("attention_heads", "kv_heads", "head_dim"))
+    return shapes(integer(values, "hidden_size"), size, heads, kv_heads, head_dim)
+
+
+def _over_layers(values: Values, attention: int, mlp: int) -> int:
+    """Decoder-only: ``layers`` blocks. Encoder–decoder: the encoder's, then the decoder's with cross-attention."""
+    return integer(values, "layers") * (attention + mlp) + integer(values, "decoder_layers") * (2 * attention + mlp)
+
+
 def count(values: Values) -> int:
     """Trainable parameters of the adapters (and DoRA's magnitudes), over every layer that has the targets."""
     rank, dora = integer(values, "rank"), values["use_dora"] is True
     hidden, inner = integer(values, "hidden_size"), integer(values, "intermediate_size")
-    heads, kv_heads, head_dim = (integer(values, k) for k in ("attention_heads", "kv_heads", "head_dim"))
     experts, shared = integer(values, "experts"), integer(values, "shared_intermediate_size")
-    layers, decoder = integer(values, "layers"), integer(values, "decoder_layers")
     chosen = {name for name in MODULES if values[name] is True}
 
     def matrices(size: int, names: set[str]) -> int:
-        table = shapes(hidden, size, heads, kv_heads, head_dim)
+        table = _table(values, size)
         return sum(_adapter(rank, *table[name], dora) for name in names)
 
     attention = matrices(inner, chosen & set(ATTENTION))
@@ -133,11 +142,8 @@ def count(values: Values) -> int:
     if experts:
         mlp += matrices(shared, mlp_names) if shared else 0
         mlp += _adapter(rank, hidden, experts, dora) if "router" in chosen else 0
-    # Decoder-only: ``layers`` blocks. Encoder–decoder: the encoder's, then the decoder's with cross-attention.
-    total = layers * (attention + mlp) + decoder * (2 * attention + mlp)
-    vocab = integer(values, "vocab_size")
-    total += rank * (vocab + hidden) * len(chosen & set(EXTRA))
-    return total
+    total = _over_layers(values, attention, mlp)
+    return total + rank * (integer(values, "vocab_size") + hidden) * len(chosen & set(EXTRA))
 
 
 def trained_biases(values: Values) -> int:
@@ -149,15 +155,12 @@ def trained_biases(values: Values) -> int:
         return 0
     chosen = {name for name in LINEAR if values[name] is True} - {"router"}
     with_bias = chosen & QKV if where == "qkv" else chosen - ({"k_proj"} if where == "all_but_k" else set())
-    hidden, inner = integer(values, "hidden_size"), integer(values, "intermediate_size")
-    heads, kv_heads, head_dim = (integer(values, k) for k in ("attention_heads", "kv_heads", "head_dim"))
-    table = shapes(hidden, inner, heads, kv_heads, head_dim)
+    table = _table(values, integer(values, "intermediate_size"))
     attention = sum(table[name][1] for name in with_bias if name in ATTENTION)
     if "qkv_proj" in with_bias and where == "all_but_k":
-        attention -= kv_heads * head_dim
+        attention -= integer(values, "kv_heads") * integer(values, "head_dim")
     mlp = sum(table[name][1] for name in with_bias if name not in ATTENTION) * max(integer(values, "experts"), 1)
-    layers, decoder = integer(values, "layers"), integer(values, "decoder_layers")
-    return layers * (attention + mlp) + decoder * (2 * attention + mlp)
+    return _over_layers(values, attention, mlp)
 
 
 def head(values: Values) -> int:

@@ -17,9 +17,9 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from . import deepspeed_estimator as ds
 from .catalogue import preset
-from .gpus import GPU_DEFAULT, GPUS
+from .gpus import GPU_DEFAULT, GPUS, fit_verdict
 from .model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Preset, Result, Values, number
-from .numbers import format_decimal, format_field, format_integer
+from .numbers import format_field, format_integer
 from .svg import stacked_bar
 
 ARTICLE, DEEPSPEED = "zero", "deepspeed"
@@ -120,9 +120,7 @@ def compute(values: Values) -> Outputs:
     per_gpu = states + activations
     usable = number(values, "gpu_memory_gb") - number(values, "reserve_gb")  # what the model may use
     headroom = usable - per_gpu
-    memory = format_decimal(number(values, "gpu_memory_gb"))
-    verdict = (f"Entra in una GPU da {memory} GB: restano {format_decimal(headroom)} GB oltre la riserva."
-               if headroom >= 0 else f"Non entra in una GPU da {memory} GB: mancano {format_decimal(-headroom)} GB.")
+    verdict = fit_verdict(number(values, "gpu_memory_gb"), headroom)
     per_sample = values["activation_per_sample_gb"]
     # After the model states, the rest goes to activations: as many samples as fit (0 if the states alone do not).
     left = usable - states

@@ -6,7 +6,6 @@ publishing workflow builds it; elsewhere the theme falls back to loading pages a
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from itertools import cycle, islice
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from calculator import CALCULATORS
+from tools.local_server import free_port
 
 from .conftest import Server, build_site, serving, watched_page
 from .pages import answer, calculator, output
@@ -36,11 +36,6 @@ PRECACHED = """async () => {
   }
 }"""
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ from playwright.sync_api import Page, expect
 from calculator import CALCULATORS
 from calculator.render import FEEDS_MARK, render
 from sitebuild.engine import engine_path, pyodide_version
+from tools.local_server import free_port
 
 from .conftest import ROOT, copy_project, serving, watched_page
 from .pages import READY_TIMEOUT, calculator, output
@@ -140,11 +141,6 @@ def test_zensical_site_computes_in_the_browser(browser, zensical_site: Path) -> 
         form.locator('[name="parameters_billion"]').fill("13")
         expect(output(form, "per_gpu_gb")).to_have_text("210 GB")
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture

@@ -20,7 +20,6 @@ import gzip
 import json
 import re
 import shutil
-import socket
 import statistics
 import tempfile
 from pathlib import Path
@@ -32,7 +31,7 @@ from sitebuild.build import build
 from sitebuild.engine import ROOT, pyodide_version
 
 from .chromium import launch_chromium
-from .local_server import Server, Throttle, serve
+from .local_server import Server, Throttle, free_port, serve
 
 
 def _pages() -> dict[str, tuple[str, str | None]]:
@@ -128,11 +127,6 @@ NAVIGATION_LOOP = """async ([ids, count]) => {
   return { times, instant: window.__sameDocument === true };
 }"""
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def retarget(site: Path, url: str) -> None:

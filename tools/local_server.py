@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import io
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -140,6 +141,13 @@ def site_headers(directory: Path) -> dict[str, str]:
             name, _, value = line.strip().partition(": ")
             headers[name] = value
     return headers
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on now (for a site that must be built for its address first)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def serve(
