@@ -10,7 +10,7 @@ recomputation follow the paper's Table 2.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from .catalogue import GATED, PLAIN, preset
@@ -59,6 +59,11 @@ class Shape:
     tensor_parallel: int
     sequence_parallel: bool
     checkpointing: str
+    experts: int = 0  # a mixture of experts: experts per layer (0: a dense MLP), intermediate = each expert's
+    experts_per_token: int = 0
+    shared_intermediate: int = 0  # a shared expert beside the routed ones, with its sigmoid gate (Qwen-MoE)
+    decoder_layers: int = 0  # encoder–decoder: ``layers`` are the encoder's, ``sequence`` the decoder's
+    encoder_sequence: int = 0
 
 
 def layer_terms(shape: Shape) -> dict[str, Decimal]:
@@ -66,33 +71,81 @@ def layer_terms(shape: Shape) -> dict[str, Decimal]:
 
     With h = heads · head_dim, kv_heads = heads, a plain MLP of 4h, 2-byte activations and dropout:
     norms 4sbh, attention 10sbh, masks 2sbh + a·s²·b, scores 4·a·s²·b, MLP 16sbh: the paper's 34sbh + 5as²b.
+    A mixture of experts changes the MLP only (``mlp_bytes``).
     """
     s, b, h, p = shape.sequence, shape.micro_batch, shape.hidden, shape.precision
+    sbh = s * b * h
+    scores, attention = attention_bytes(shape, s, s)
+    mlp_whole, mlp_part = mlp_bytes(shape)
+    replicated = {  # without sequence parallelism every tensor-parallel rank keeps these whole
+        "norms": Decimal(2 * norm_bytes(shape) * sbh),  # what the two norms keep of their input
+        "attention": Decimal(p * sbh),  # QKV's input (the first norm's output)
+        "mlp": Decimal(p * sbh) + mlp_whole,  # the MLP's input (the second norm's output), and a router's
+        "masks": Decimal(2 * sbh if shape.dropout else 0),  # after attention and after the MLP, 1 byte each
+    }
+    divided = {"attention": attention, "scores": scores, "mlp": mlp_part}
+    return _per_gpu(shape, replicated, divided, kept=Decimal(p * sbh))
+
+
+def attention_bytes(shape: Shape, queries: int, keys: int) -> tuple[Decimal, Decimal]:
+    """Scores and projections of one attention block: (scores, attention). ``queries`` and ``keys`` are the
+    sequence lengths the queries and the keys come from (equal but in cross-attention)."""
+    b, p = shape.micro_batch, shape.precision
     q_width = shape.heads * shape.head_dim
     # Eager attention repeats K and V to every query head before the product (as transformers' repeat_kv);
     # FlashAttention reads the grouped K and V as they are.
     kv_width = shape.kv_heads * shape.head_dim if shape.flash else q_width
-    sbh = s * b * h
-    t = shape.tensor_parallel
-    replicated = {  # without sequence parallelism every tensor-parallel rank keeps these whole
-        "norms": Decimal(2 * norm_bytes(shape) * sbh),  # what the two norms keep of their input
-        "attention": Decimal(p * sbh),  # QKV's input (the first norm's output)
-        "mlp": Decimal(p * sbh),  # the MLP's input (the second norm's output)
-        "masks": Decimal(2 * sbh if shape.dropout else 0),  # after attention and after the MLP, 1 byte each
-    }
-    heads_terms = s * b * shape.heads * s  # a·s²·b
+    # Q and the output (also out_proj's input) have one row per query, K and V one per key.
+    attention = Decimal(p * b * (2 * queries * q_width + 2 * keys * kv_width))
     if shape.flash:
-        # Q, K, V and the output (also out_proj's input) plus the softmax statistics (fp32 per row).
-        scores = Decimal(4 * s * b * shape.heads)
-        attention = Decimal(p * s * b * (2 * q_width + 2 * kv_width))
-    else:
-        scores = Decimal(p * heads_terms)  # softmax output
-        if shape.dropout:
-            scores += heads_terms + p * heads_terms  # its dropout mask, and its output (what multiplies V)
-        attention = Decimal(p * s * b * (2 * q_width + 2 * kv_width))  # Q, K, V, out_proj's input
-    intermediate = s * b * shape.intermediate
-    mlp = Decimal(p * intermediate * (4 if shape.gated else 2))
-    divided = {"attention": attention, "scores": scores, "mlp": mlp}
+        return Decimal(4 * queries * b * shape.heads), attention  # the softmax statistics, fp32 per row
+    heads_terms = queries * b * shape.heads * keys  # a·s²·b
+    scores = Decimal(p * heads_terms)  # softmax output
+    if shape.dropout:
+        scores += heads_terms + p * heads_terms  # its dropout mask, and its output (what multiplies V)
+    return scores, attention
+
+
+def mlp_bytes(shape: Shape) -> tuple[Decimal, Decimal]:
+    """What the MLP keeps besides its input: (kept whole by every tensor-parallel rank, divided among them).
+
+    Dense: the up (and gate) outputs and the activation, 2·i or 4·i values per token. A mixture of experts, as
+    transformers runs it (each expert gathers its tokens, and its weighted output is added back with index_add_):
+    per token and chosen expert a copy of the input, the expert's MLP (as a dense one), its output and the weighted
+    output (3·h + 4·i values when gated) and the routing weight; the router keeps its fp32 probabilities
+    (4·E bytes per token), the normalised top-k weights and the chosen indices (int64). A shared expert is a
+    dense gated MLP of its own, with its sigmoid gate and its gated output (4·i_shared + h + 1 values per token).
+    Measured in tools/measure_activations.py.
+    """
+    tokens, p = shape.sequence * shape.micro_batch, shape.precision
+    if not shape.experts:
+        return Decimal(0), Decimal(p * tokens * shape.intermediate * (4 if shape.gated else 2))
+    k, h = shape.experts_per_token, shape.hidden
+    routed = p * tokens * k * (3 * h + (4 if shape.gated else 2) * shape.intermediate + 1)
+    shared = p * tokens * (4 * shape.shared_intermediate + h + 1) if shape.shared_intermediate else 0
+    router = tokens * (4 * shape.experts + 28 * k + 4)
+    return Decimal(router), Decimal(routed + shared)
+
+
+def cross_attention_terms(shape: Shape) -> dict[str, Decimal]:
+    """What a decoder layer's cross-attention block adds: queries from the decoder's s tokens, keys and values
+    from the encoder's output (its s_enc rows are kept once for the whole model: ``model_terms``)."""
+    s, b, h, p = shape.sequence, shape.micro_batch, shape.hidden, shape.precision
+    sbh = s * b * h
+    scores, attention = attention_bytes(shape, s, shape.encoder_sequence)
+    replicated = {
+        "norms": Decimal(norm_bytes(shape) * sbh),  # the block's norm
+        "attention": Decimal(p * sbh),  # the query projection's input
+        "masks": Decimal(sbh if shape.dropout else 0),
+    }
+    return _per_gpu(shape, replicated, {"attention": attention, "scores": scores}, kept=Decimal(0))
+
+
+def _per_gpu(shape: Shape, replicated: dict[str, Decimal], divided: dict[str, Decimal],
+             kept: Decimal) -> dict[str, Decimal]:
+    """Split over t tensor-parallel ranks (what is replicated too, with sequence parallelism), then drop what
+    recomputation recomputes: selective, the eager scores; full, all but the block's input (``kept``)."""
+    t = shape.tensor_parallel
     terms = {}
     for key in ("norms", "attention", "scores", "mlp", "masks"):
         whole = replicated.get(key, Decimal(0))
@@ -101,9 +154,8 @@ def layer_terms(shape: Shape) -> dict[str, Decimal]:
     if shape.checkpointing == SELECTIVE:
         terms["scores"] = Decimal(0) if not shape.flash else terms["scores"]
     elif shape.checkpointing == FULL:
-        kept = Decimal(p * sbh) / (t if shape.sequence_parallel else 1)  # only the layer's input
         terms = {key: Decimal(0) for key in terms}
-        terms["norms"] = kept
+        terms["norms"] = kept / (t if shape.sequence_parallel else 1)  # only the layer's input
     return terms
 
 
@@ -121,12 +173,45 @@ def logits_bytes(shape: Shape) -> Decimal:
     return head + Decimal(shape.loss_precision * s * b * shape.vocab) / shape.tensor_parallel
 
 
+def encoder_shape(shape: Shape) -> Shape:
+    return replace(shape, sequence=shape.encoder_sequence)
+
+
+def stack_terms(shape: Shape) -> list[tuple[int, dict[str, Decimal]]]:
+    """(how many, terms of one) for each kind of layer: the decoder-only model's layers; or the encoder's
+    layers at s_enc and the decoder's, with their cross-attention, at s."""
+    if not shape.decoder_layers:
+        return [(shape.layers, layer_terms(shape))]
+    decoder = layer_terms(shape)
+    cross = cross_attention_terms(shape)
+    return [(shape.layers, layer_terms(encoder_shape(shape))),
+            (shape.decoder_layers, {key: decoder[key] + cross[key] for key in decoder})]
+
+
+def model_terms(shape: Shape) -> dict[str, Decimal]:
+    """Kept once for an encoder–decoder model: the encoder's final norm keeps its input, and its output is the
+    input of every cross-attention's key and value projections."""
+    if not shape.decoder_layers:
+        return {}
+    rows = shape.encoder_sequence * shape.micro_batch * shape.hidden
+    split = shape.tensor_parallel if shape.sequence_parallel else 1
+    return {"norms": Decimal(norm_bytes(shape) * rows) / split, "attention": Decimal(shape.precision * rows) / split}
+
+
 def estimate(shape: Shape) -> dict[str, Decimal]:
     """Bytes for the whole model per GPU, by component (layers × layer terms, plus the logits)."""
-    per_layer = layer_terms(shape)
-    total = {key: value * shape.layers for key, value in per_layer.items()}
+    total = {key: Decimal(0) for key in COMPONENTS}
+    for count, terms in stack_terms(shape):
+        for key, value in terms.items():
+            total[key] += value * count
+    for key, value in model_terms(shape).items():
+        total[key] += value
     total["logits"] = logits_bytes(shape)
     return total
+
+
+def largest_layer(shape: Shape) -> Decimal:
+    return max(sum(terms.values(), Decimal(0)) for _, terms in stack_terms(shape))
 
 
 def shape_of(values: Values) -> Shape:
@@ -141,6 +226,9 @@ def shape_of(values: Values) -> Shape:
         flash=values["attention"] == FLASH, dropout=values["dropout"] is True, norm_fp32=values["norm_fp32"] is True,
         tensor_parallel=integer(values, "tensor_parallel"), sequence_parallel=values["sequence_parallel"] is True,
         checkpointing=str(values["checkpointing"]),
+        experts=integer(values, "experts"), experts_per_token=integer(values, "experts_per_token"),
+        shared_intermediate=integer(values, "shared_intermediate_size"),
+        decoder_layers=integer(values, "decoder_layers"), encoder_sequence=integer(values, "encoder_sequence"),
     )
 
 
@@ -149,7 +237,7 @@ def compute(values: Values) -> Outputs:
     shape = shape_of(values)
     parts = estimate(shape)
     total = sum(parts.values(), Decimal(0))
-    per_layer = sum(layer_terms(shape).values(), Decimal(0))
+    per_layer = largest_layer(shape)
     b = shape.micro_batch
     return {
         "per_sample_gb": total / b / GB,
@@ -178,10 +266,43 @@ def check(values: Values) -> dict[str, str]:
             f"Parallelismo tensoriale: {format_integer(t)} GPU e {format_integer(kv_heads)} teste chiave/valore"
             " non si dividono esattamente né in un verso né nell'altro."
         )
-    if integer(values, "hidden_size") % t or integer(values, "intermediate_size") % t:
+    if any(integer(values, key) % t for key in ("hidden_size", "intermediate_size", "shared_intermediate_size")):
         errors.setdefault("tensor_parallel", "Parallelismo tensoriale: deve dividere la dimensione nascosta e quella"
                                              " intermedia.")
+    errors.update(check_experts(values))
+    errors.update(check_encoder(values))
     return errors
+
+
+def check_experts(values: Values) -> dict[str, str]:
+    experts, chosen = integer(values, "experts"), integer(values, "experts_per_token")
+    if not experts:
+        errors = {}
+        if chosen:
+            errors["experts_per_token"] = ("Esperti attivi per token: servono gli esperti per strato (MoE); per un"
+                                           " modello denso lascia 0.")
+        if integer(values, "shared_intermediate_size"):
+            errors["shared_intermediate_size"] = ("Esperto condiviso: c'è solo in un modello a esperti; indica gli"
+                                                  " esperti per strato, o lascia 0.")
+        return errors
+    if not chosen:
+        return {"experts_per_token": f"Esperti attivi per token: con {format_integer(experts)} esperti per strato"
+                                     " ne serve almeno 1 (num_experts_per_tok)."}
+    if chosen > experts:
+        return {"experts_per_token": "Esperti attivi per token: non possono essere più degli esperti per strato"
+                                     f" ({format_integer(experts)})."}
+    return {}
+
+
+def check_encoder(values: Values) -> dict[str, str]:
+    decoder, source = integer(values, "decoder_layers"), integer(values, "encoder_sequence")
+    if decoder and not source:
+        return {"encoder_sequence": "Lunghezza delle sequenze dell'encoder: con gli strati del decoder serve anche"
+                                    " questa (i token, o i frame audio, che l'encoder legge)."}
+    if source and not decoder:
+        return {"encoder_sequence": "Lunghezza delle sequenze dell'encoder: vale solo per i modelli encoder–decoder;"
+                                    " indica gli strati del decoder, o lascia 0."}
+    return {}
 
 
 def chart(values: Values, outputs: Outputs) -> str:
@@ -201,6 +322,13 @@ def _size(field_id: str, label: str, default: str, help_text: str, maximum: int 
     return size_field(field_id, label, default, help_text, "Modello", maximum)
 
 
+def _count(field_id: str, label: str, help_text: str, group: str = "Modello", maximum: int = 1_000_000,
+           unit: str = "") -> Field:
+    """A whole number that may be 0: no experts, no decoder."""
+    return Field(id=field_id, label=label, default="0", group=group, help=help_text, unit=unit,
+                 minimum=Decimal(0), maximum=Decimal(maximum))
+
+
 CALCULATOR = Calculator(
     id="memoria-attivazioni",
     order=15,
@@ -218,15 +346,27 @@ CALCULATOR = Calculator(
               "num_key_value_heads: meno delle teste di attenzione con la grouped-query attention.", 100_000),
         _size("head_dim", "Dimensione di ogni testa", "128",
               "head_dim: di solito dimensione nascosta / teste; Gemma e Qwen3 la fissano nel config.", 100_000),
-        _size("intermediate_size", "Dimensione intermedia (MLP)", "14336", "intermediate_size."),
+        _size("intermediate_size", "Dimensione intermedia (MLP)", "14336",
+              "intermediate_size; in un modello a esperti, quella di ogni esperto (moe_intermediate_size)."),
         Field(id="mlp", label="Tipo di MLP", default=GATED, kind=Kind.CHOICE, group="Modello",
               options=(Option(GATED, "Con gate (SwiGLU/GeGLU, tre matrici)"),
                        Option(PLAIN, "Semplice (GELU, due matrici)")),
               help="Llama, Mistral, Qwen e Gemma usano l'MLP con gate; GPT-2, GPT-3, OPT e BLOOM quello semplice."),
         _size("vocab_size", "Vocabolario", "128256", "vocab_size: decide la memoria dei logit.", 10_000_000),
+        _count("experts", "Esperti per strato (MoE)", "num_local_experts o num_experts; 0 per un modello denso."),
+        _count("experts_per_token", "Esperti attivi per token",
+               "num_experts_per_tok (k): ogni token passa da k esperti, e ognuno conserva la sua parte."),
+        _count("shared_intermediate_size", "Esperto condiviso: dimensione intermedia",
+               "shared_expert_intermediate_size (Qwen-MoE): un MLP che vede tutti i token; 0 se non c'è."),
+        _count("decoder_layers", "Strati del decoder (encoder–decoder)",
+               "T5 e Whisper: num_decoder_layers. Con un valore, il numero di strati sopra è quello dell'encoder;"
+               " 0 per i modelli solo decoder.", maximum=10_000),
         Field(id="sequence_length", label="Lunghezza delle sequenze", default="4096", unit="token",
               group="Addestramento", maximum=Decimal(MAX_SEQUENCE), example="4096",
-              help="Token di ogni campione (s)."),
+              help="Token di ogni campione (s); in un modello encoder–decoder, quelli del decoder."),
+        _count("encoder_sequence", "Lunghezza delle sequenze dell'encoder",
+               "Solo encoder–decoder: i token (T5) o i frame audio (Whisper: 1500 per 30 s) che l'encoder legge.",
+               group="Addestramento", maximum=MAX_SEQUENCE, unit="token"),
         Field(id="micro_batch", label="Micro-batch", default="1", unit="campioni", group="Addestramento",
               maximum=Decimal(100_000), help="Campioni per GPU in un passaggio in avanti (b)."),
         Field(id="precision", label="Precisione delle attivazioni", default="bf16", kind=Kind.CHOICE,
@@ -282,7 +422,8 @@ CALCULATOR = Calculator(
              {"activation_gb": "per_micro_batch_gb"}),
     ),
     presets=tuple(preset(m) for m in ("llama-3.1-8b", "llama-3.2-1b", "mistral-7b", "qwen2.5-7b", "qwen3-8b",
-                                       "gemma-2-2b", "gpt2")),
+                                       "gemma-2-2b", "gpt2", "mixtral-8x7b", "qwen3-30b-a3b", "qwen1.5-moe-a2.7b",
+                                       "flan-t5-large", "whisper-small")),
     examples={
         "predefinito": {},
         "eager": {"attention": EAGER},

@@ -170,6 +170,9 @@ def model(model_id: str) -> Architecture:
     raise KeyError(model_id)
 
 
+T5_INPUT = 512
+
+
 def field_texts(entry: Architecture) -> dict[str, str]:
     """The entry as the calculators' fields read it (a calculator takes the fields it has)."""
     count = entry.parameters()
@@ -186,7 +189,10 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         "base_parameters": str(count),
         "attention_layout": FUSED_QKV if entry.fused_qkv else SEPARATE, "mlp_layout": mlp_layout,
         "experts": str(entry.experts), "shared_intermediate_size": str(entry.shared_intermediate),
-        "decoder_layers": str(entry.decoder_layers),
+        "decoder_layers": str(entry.decoder_layers), "experts_per_token": str(entry.experts_per_token),
+        # What the encoder reads: Whisper's 1500 frames (30 s of audio); T5's n_positions, the input length it was
+        # pre-trained with.
+        "encoder_sequence": str(entry.encoder_positions or (T5_INPUT if entry.decoder_layers else 0)),
         "linear_bias": ("all" if entry.k_bias else "all_but_k") if entry.bias else "qkv" if entry.qkv_bias else "none",
         "model_biases": str(entry.biases()),
     }
@@ -209,6 +215,8 @@ def _hf(repo: str) -> str:
 
 
 PEFT = "https://github.com/huggingface/peft/blob/5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40/"
+# bigscience/bloomz-7b1 printed by a notebook PEFT later removed (February 2023).
+PEFT_2023 = "https://github.com/huggingface/peft/blob/462b65fe4582b7f5c3b565f9913f81fa01dc30a5/"
 # "2851M total params, 32M largest layer params" and the memory it prints for the live model.
 DEEPSPEED_MEMORY = ("https://github.com/deepspeedai/DeepSpeed/blob/edaa7221267243c7be7fb49c5d5f5c4fb97b4641/"
                     "docs/code-docs/source/memory.rst")
@@ -299,6 +307,11 @@ MODELS: tuple[Architecture, ...] = (
                  "BLOOM", mlp=PLAIN, tied=True, bias=True, norm_bias=True, embed_norm=True,
                  fused_qkv="query_key_value", stated_parameters=559_214_592,
                  stated_source=PEFT + "docs/source/package_reference/prompt_tuning.md"),
+    Architecture("bloom-7b1", "BLOOM 7B1 (e BLOOMZ)", 30, 4096, 16384, 32, 32, 250880, _hf("bigscience/bloom-7b1"),
+                 "BLOOM", mlp=PLAIN, tied=True, bias=True, norm_bias=True, embed_norm=True,
+                 fused_qkv="query_key_value", stated_parameters=7_069_016_064,
+                 stated_source=PEFT_2023 + "examples/causal_language_modeling/"
+                                           "peft_lora_clm_accelerate_big_model_inference.ipynb"),
     # T5: encoder–decoder, relative attention bias; v1.1 and Flan-T5/mT5 have a gated MLP and untied head
     Architecture("t5-large", "T5 Large", 24, 1024, 4096, 16, 16, 32128, _hf("google-t5/t5-large"),
                  "T5", head_dim=64, mlp=PLAIN, tied=True, decoder_layers=24, relative_buckets=32,

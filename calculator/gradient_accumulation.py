@@ -79,13 +79,20 @@ def compute(values: Values) -> Outputs:
         "accumulation_needed": Decimal(a) if planned else None,
         **(on_gpu(values, memory_gb) if values["mode"] == ON_GPU else {"gpu_fit": None, "gpu_headroom_gb": None}),
         "plan_note": note or None,
-        "steps_per_epoch": Decimal(steps_per_epoch(int(dataset), b, a, g, str(values["steps_rule"])))
+        "steps_per_epoch": Decimal(steps_per_epoch(int(dataset) * completions_per_sample(values), b, a, g,
+                                                   str(values["steps_rule"])))
         if isinstance(dataset, Decimal) else None,
         **grpo(values, effective),
         "tokens_per_step": sequence * effective if isinstance(sequence, Decimal) else None,
     }
     outputs.update({key: snippet(b, a, g) for key, snippet in SNIPPETS.items()})
     return outputs
+
+
+def completions_per_sample(values: Values) -> int:
+    """With GRPO the dataset holds prompts and TRL's sampler repeats each one G times; otherwise 1."""
+    generations = values["generations"]
+    return int(generations) if isinstance(generations, Decimal) else 1
 
 
 def grpo(values: Values, effective: int) -> dict[str, Decimal | str | None]:
@@ -244,7 +251,7 @@ CALCULATOR = Calculator(
         Field(
             id="dataset_size", label="Campioni nel dataset", default="", group="Facoltativi", optional=True,
             maximum=Decimal(10**15), example="100000",
-            help="Per calcolare i passi dell'ottimizzatore per epoca.",
+            help="Per calcolare i passi dell'ottimizzatore per epoca. Con GRPO sono i prompt: ognuno conta G volte.",
         ),
         Field(
             id="steps_rule", label="Passi per epoca: regola del framework", default=ROUND_UP, kind=Kind.CHOICE,
@@ -306,5 +313,9 @@ CALCULATOR = Calculator(
         "epoca_difetto": {"dataset_size": "1000", "data_parallel_gpus": "2", "steps_rule": ROUND_DOWN},
         "epoca_drop_last": {"dataset_size": "1000", "data_parallel_gpus": "2", "steps_rule": DROP_LAST},
         "grpo": {"micro_batch": "8", "accumulation_steps": "4", "data_parallel_gpus": "2", "generations": "8"},
+        # The log in huggingface/open-r1#483: 5 498 prompts, 7 GPUs, G = 8, Transformers before #37923.
+        **{name: {"micro_batch": "8", "accumulation_steps": "4", "data_parallel_gpus": "7", "generations": "8",
+                  "dataset_size": "5498", "steps_rule": rule}
+           for name, rule in (("grpo_epoca", ROUND_DOWN), ("grpo_epoca_eccesso", ROUND_UP))},
     },
 )

@@ -367,6 +367,7 @@ CALCULATOR = Calculator(
         "rango_16": {"rank": "16"},
         # The article's architecture examples: catalogue models with PEFT's default targets.
         "falcon": dict(_preset("falcon-7b").values),
+        "bloomz": dict(_preset("bloom-7b1").values),
         "mixtral_esperti": {**_preset("mixtral-8x7b").values, "v_proj": "", "q_proj": "", "gate_proj": "on",
                             "up_proj": "on", "down_proj": "on"},
         "flan_t5": {**_preset("flan-t5-large").values, "rank": "16"},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -185,3 +186,105 @@ def test_links_carry_the_results_to_the_siblings() -> None:
     assert parse_qs(links["vram"][1:])["activation_gb"] == [m]  # type: ignore[index]
     broken = respond({"calculator": CALC.id, "values": {**CALC.defaults, "layers": "x"}})
     assert broken["links"] == {}
+
+
+def measured_shape(style: str, flash: bool, layers: int, h: int, heads: int, kv: int, i: int, s: int, b: int,
+                   **extra: int) -> Shape:
+    """A case of tools/measure_activations.py: GPT-style (LayerNorm, GELU, dropout) or Llama-style (RMSNorm in
+    fp32, SwiGLU, no dropout), bf16, vocabulary 2048, logits in fp32."""
+    gpt = style == "gpt"
+    return Shape(layers=layers, hidden=h, heads=heads, kv_heads=kv, head_dim=h // heads, intermediate=i,
+                 gated=not gpt, vocab=2048, sequence=s, micro_batch=b, precision=2, loss_precision=4, flash=flash,
+                 dropout=gpt, norm_fp32=not gpt, tensor_parallel=1, sequence_parallel=False, checkpointing=NONE,
+                 **extra)
+
+
+# The bytes PyTorch 2.13 (CPU) kept for backward in tools/measure_activations.py, as the README's table prints them
+# (MB): the estimate must stay within 0,2 % of each, as it did when measured.
+MEASURED = [
+    (measured_shape("gpt", False, 2, 256, 4, 4, 1024, 128, 2), "8.13"),
+    (measured_shape("llama", False, 2, 512, 8, 2, 1408, 256, 2), "34.62"),
+    (measured_shape("llama", True, 2, 1024, 16, 4, 2816, 1024, 1), "107.11"),
+    (measured_shape("llama", True, 2, 512, 8, 2, 512, 256, 2, experts=8, experts_per_token=2), "32.13"),
+    (measured_shape("llama", False, 2, 512, 8, 8, 128, 256, 1, experts=16, experts_per_token=4,
+                    shared_intermediate=1024), "24.74"),
+    (measured_shape("llama", True, 2, 512, 8, 2, 128, 512, 1, experts=32, experts_per_token=8), "51.28"),
+    (measured_shape("gpt", False, 2, 256, 4, 4, 1024, 128, 2, decoder_layers=2, encoder_sequence=192), "22.11"),
+    (measured_shape("llama", True, 2, 512, 8, 8, 1408, 128, 2, decoder_layers=3, encoder_sequence=512), "84.83"),
+]
+
+
+@pytest.mark.parametrize(("shape", "megabytes"), MEASURED,
+                         ids=["gpt", "llama-eager", "llama-sdpa", "mixtral", "qwen-shared", "qwen3", "encdec-gpt",
+                              "encdec-llama"])
+def test_the_estimate_matches_the_measurement(shape: Shape, megabytes: str) -> None:
+    measured = Decimal(megabytes) * 10**6
+    assert abs(total(shape) - measured) <= measured * Decimal("0.002")
+
+
+def test_a_mixture_of_experts_written_out() -> None:
+    """Mixtral 8x7B's MLP per token in bf16, independently: its input (h), for each of the k = 2 chosen experts
+    a copy of the input, the SwiGLU's four i-wide tensors, the output and the weighted output (3h + 4i), the
+    routing weight; the router's fp32 probabilities (4 bytes × 8), the normalised weights and the indices."""
+    h, i, k, e = 4096, 14336, 2, 8
+    shape = measured_shape("llama", True, 32, h, 32, 8, i, 4096, 1, experts=e, experts_per_token=k)
+    per_token = 2 * h + 2 * k * (3 * h + 4 * i + 1) + (4 * e + 28 * k + 4)
+    assert layer_terms(shape)["mlp"] == 4096 * per_token
+    dense = replace(shape, experts=0, experts_per_token=0)
+    assert layer_terms(shape)["attention"] == layer_terms(dense)["attention"]  # the experts change the MLP only
+
+
+def test_an_encoder_decoder_written_out() -> None:
+    """Flan-T5-style, eager, no dropout, fused norms: the encoder's layers at s_enc, the decoder's at s with a
+    cross-attention block (its norm and query input over s, Q and output over s, K and V over s_enc, scores
+    a·s·s_enc), and the encoder's output and final norm kept once."""
+    h, a, i, se, sd, p = 1024, 16, 2816, 512, 128, 2
+    shape = measured_shape("llama", False, 24, h, a, a, i, sd, 1, decoder_layers=24, encoder_sequence=se)
+    shape = replace(shape, norm_fp32=False)
+
+    def layer(s: int) -> int:  # Korthikanti's layer without dropout, gated MLP: norms 4, QKV/O, scores, MLP
+        return p * s * h * 2 + p * s * h + 4 * p * s * h + p * a * s * s + p * s * h + 4 * p * s * i
+
+    cross = p * sd * h + p * sd * h + p * (2 * sd * h + 2 * se * h) + p * a * sd * se
+    layers = 24 * layer(se) + 24 * (layer(sd) + cross) + 2 * p * se * h
+    logits = 2 * p * sd * h + 4 * sd * shape.vocab
+    assert total(shape) == layers + logits
+
+
+@given(shapes, st.integers(2, 64), st.integers(1, 8))
+def test_experts_cost_k_times_the_mlp_and_a_router(shape: Shape, experts: int, k: int) -> None:
+    """Only the chosen experts keep anything: the memory grows with k, not with the number of experts (but for
+    the router's probabilities, 4 bytes per expert and token)."""
+    k = min(k, experts)
+    moe = replace(shape, experts=experts, experts_per_token=k)
+    more = replace(moe, experts=experts + 1)
+    tokens = shape.sequence * shape.micro_batch
+    assert total(more) - total(moe) == shape.layers * 4 * tokens
+    if k < experts:
+        assert total(replace(moe, experts_per_token=k + 1)) > total(moe)
+
+
+@given(shapes, st.integers(1, 4), st.integers(64, 4096))
+def test_a_decoder_adds_layers_and_cross_attention(shape: Shape, decoder: int, source: int) -> None:
+    both = replace(shape, decoder_layers=decoder, encoder_sequence=source)
+    # More than its encoder alone (the same layers at s_enc) plus the decoder's self-attention and MLP.
+    alone = replace(shape, sequence=source)
+    assert total(both) > total(alone) - estimate(alone)["logits"]
+    assert total(replace(both, encoder_sequence=source + 64)) > total(both)
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "words"),
+    [
+        ({"experts": "8", "experts_per_token": "9"}, "experts_per_token", "più degli esperti per strato (8)"),
+        ({"experts": "8"}, "experts_per_token", "ne serve almeno 1"),
+        ({"experts_per_token": "2"}, "experts_per_token", "servono gli esperti per strato"),
+        ({"shared_intermediate_size": "1408"}, "shared_intermediate_size", "solo in un modello a esperti"),
+        ({"decoder_layers": "24"}, "encoder_sequence", "serve anche questa"),
+        ({"encoder_sequence": "512"}, "encoder_sequence", "solo per i modelli encoder–decoder"),
+    ],
+)
+def test_experts_and_encoders_that_cannot_exist(changes: dict[str, str], field: str, words: str) -> None:
+    answer = respond({"calculator": CALC.id, "values": {**CALC.defaults, **changes}})
+    assert answer["status"] == "invalid"
+    assert words in answer["errors"][field]  # type: ignore[index]

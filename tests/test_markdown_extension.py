@@ -7,6 +7,8 @@ import pytest
 
 from sitebuild.markdown_extension import figure, mathml
 
+from .conftest import ROOT
+
 
 def md(text: str) -> str:
     return markdown.markdown(text, extensions=["sitebuild.markdown_extension"])
@@ -52,3 +54,12 @@ def test_math_becomes_mathml_and_keeps_italian_numbers() -> None:
     assert "<mn>1.048.576</mn>" in mathml("1.048.576", display=False)
     html = md("Con $b$ campioni.\n\n$$E = b \\cdot a \\cdot g$$\n")
     assert html.count("<math") == 2 and 'display="inline"' in html and "$" not in html
+
+
+@pytest.mark.parametrize("article", sorted(p.name for p in (ROOT / "docs").glob("*.md")))
+def test_articles_hold_no_control_characters(article: str) -> None:
+    """A LaTeX command written through a Python string once lost its backslash to an escape ("\\text" became a tab
+    and "ext"): the formula rendered wrong with no error. Articles are plain text: newlines only."""
+    text = (ROOT / "docs" / article).read_text(encoding="utf-8")
+    found = [(n, line) for n, line in enumerate(text.splitlines(), 1) if any(ord(c) < 32 for c in line)]
+    assert found == []

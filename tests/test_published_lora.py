@@ -18,6 +18,7 @@ from calculator.lora import MODULES
 LORA = "parametri-lora"
 PEFT = "huggingface/peft@5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40"
 OLD_README = "huggingface/peft@759bb70acea8486b3a493792a5b6ba80b5217fb4:README.md"
+PEFT_2023 = "huggingface/peft@462b65fe4582b7f5c3b565f9913f81fa01dc30a5"
 ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
@@ -59,6 +60,17 @@ PRINTED = [
      ("q_proj", "v_proj", "embed_tokens", "lm_head"),
      {"vocab_size": "32027", "base_parameters": str(7_241_732_096 + 2 * 27 * 4096)},
      "31,886,720", "7,273,840,000", "0.4384"),
+    # A fused projection: bigscience/bloomz-7b1 with LoraConfig(r=8) and PEFT's default target for BLOOM,
+    # query_key_value, one matrix of 4,096 × 3 · 4,096 per layer. Printed: 3932160 / 7072948224 /
+    # 0.055594355783029126 (a notebook removed from PEFT since).
+    (f"{PEFT_2023}:examples/causal_language_modeling/peft_lora_clm_accelerate_big_model_inference.ipynb",
+     "bloom-7b1", 8, ("qkv_proj",), {}, "3,932,160", "7,072,948,224", "0.0556"),
+    # head_dim set by the config (256, with 8 query and 4 key/value heads on a 2,304-wide model): google/gemma-2-2b
+    # for sequence classification on GLUE MRPC (2 labels), r=16 on q_proj and v_proj; the task type trains the
+    # "score" head (2,304 × 2, no bias) through modules_to_save. The base of the classifier is the causal model
+    # (its tied head counted once) plus the score head.
+    (f"{PEFT}:examples/sequence_classification/LoRA-torchao-8bit.ipynb", "gemma-2-2b", 16, ("q_proj", "v_proj"),
+     {"num_labels": "2", "base_parameters": str(2_614_341_888 + 2304 * 2)}, "3,199,488", "2,617,545,984", "0.1222"),
 ]
 
 

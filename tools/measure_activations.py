@@ -1,7 +1,8 @@
 """Measure the activation memory of small PyTorch models and compare it with calculator.activations.
 
-Builds decoder layers with the shapes the calculator describes (GPT-style: LayerNorm, GELU MLP,
-biases, dropout; Llama-style: RMSNorm, SwiGLU MLP, grouped-query attention, no dropout), eager or
+Builds layers with the shapes the calculator describes (GPT-style: LayerNorm, GELU MLP,
+biases, dropout; Llama-style: RMSNorm, SwiGLU MLP, grouped-query attention, no dropout; mixtures of
+experts as transformers runs Mixtral's and Qwen's; encoder–decoder models with cross-attention), eager or
 SDPA attention, runs one forward pass on the CPU and counts the bytes autograd keeps for the
 backward pass with ``torch.autograd.graph.saved_tensors_hooks`` (each storage once, weights left out).
 Prints the estimate, the measurement and their relative difference for each case.
@@ -80,6 +81,12 @@ class Case:
     batch: int
     vocab: int = 2048
     dtype: str = "bf16"
+    experts: int = 0  # a mixture of experts (Llama-style layers): intermediate is each expert's
+    top_k: int = 0
+    shared: int = 0  # a shared expert's intermediate size, with its sigmoid gate (Qwen-MoE)
+    normalize: bool = True  # top-k weights normalised to sum to 1 (Mixtral, Qwen3-MoE; not Qwen1.5-MoE)
+    decoder_layers: int = 0  # encoder–decoder: ``layers`` encoder layers read ``encoder_sequence`` tokens
+    encoder_sequence: int = 0
 
     @property
     def dropout(self) -> bool:
@@ -101,6 +108,14 @@ CASES = (
     Case("Llama, SDPA, GQA", "llama", FLASH, 2, 512, 8, 2, 1408, 256, 2),
     Case("Llama, eager, GQA", "llama", EAGER, 2, 1024, 16, 4, 2816, 1024, 1),
     Case("Llama, SDPA, GQA", "llama", FLASH, 2, 1024, 16, 4, 2816, 1024, 1),
+    Case("MoE 8 × top-2 (Mixtral), SDPA", "llama", FLASH, 2, 512, 8, 2, 512, 256, 2, experts=8, top_k=2),
+    Case("MoE 16 × top-4 + shared (Qwen), eager", "llama", EAGER, 2, 512, 8, 8, 128, 256, 1, experts=16, top_k=4,
+         shared=1024, normalize=False),
+    Case("MoE 32 × top-8 (Qwen3), SDPA", "llama", FLASH, 2, 512, 8, 2, 128, 512, 1, experts=32, top_k=8),
+    Case("Encoder–decoder (GPT-style), eager", "gpt", EAGER, 2, 256, 4, 4, 1024, 128, 2, decoder_layers=2,
+         encoder_sequence=192),
+    Case("Encoder–decoder (Llama-style), SDPA", "llama", FLASH, 2, 512, 8, 8, 1408, 128, 2, decoder_layers=3,
+         encoder_sequence=512),
 )
 DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
 
@@ -144,66 +159,137 @@ class Dropout(nn.Module):
         return _BoolMaskDropout.apply(x, self.p) if self.training and self.p > 0 else x
 
 
-class Layer(nn.Module):
-    """One decoder layer, written out so that every saved tensor is the one the formula names."""
+def norm(case: Case) -> nn.Module:
+    return nn.LayerNorm(case.hidden) if case.style == "gpt" else RMSNorm(case.hidden)
+
+
+class Attention(nn.Module):
+    """Self-attention (causal in a decoder), or cross-attention: queries from x, keys and values from memory."""
 
     def __init__(self, case: Case) -> None:
         super().__init__()
-        h, d = case.hidden, case.hidden // case.heads
-        gpt = case.style == "gpt"
+        h, d, gpt = case.hidden, case.hidden // case.heads, case.style == "gpt"
         self.case, self.d = case, d
-        norm = (lambda: nn.LayerNorm(h)) if gpt else (lambda: RMSNorm(h))
-        self.norm1, self.norm2 = norm(), norm()
         self.q = nn.Linear(h, case.heads * d, bias=gpt)
         self.k = nn.Linear(h, case.kv_heads * d, bias=gpt)
         self.v = nn.Linear(h, case.kv_heads * d, bias=gpt)
         self.o = nn.Linear(case.heads * d, h, bias=gpt)
-        if gpt:
-            self.up, self.down = nn.Linear(h, case.intermediate), nn.Linear(case.intermediate, h)
-        else:
-            self.gate = nn.Linear(h, case.intermediate, bias=False)
-            self.up = nn.Linear(h, case.intermediate, bias=False)
-            self.down = nn.Linear(case.intermediate, h, bias=False)
         self.drop = Dropout(0.1 if case.dropout else 0.0)
 
-    def attention(self, y: torch.Tensor) -> torch.Tensor:
+    def forward(self, y: torch.Tensor, memory: torch.Tensor | None = None, causal: bool = True) -> torch.Tensor:
         case, d = self.case, self.d
+        source = y if memory is None else memory
         b, s, _ = y.shape
+        keys = source.shape[1]
         q = self.q(y).view(b, s, case.heads, d).transpose(1, 2)
-        k = self.k(y).view(b, s, case.kv_heads, d).transpose(1, 2)
-        v = self.v(y).view(b, s, case.kv_heads, d).transpose(1, 2)
+        k = self.k(source).view(b, keys, case.kv_heads, d).transpose(1, 2)
+        v = self.v(source).view(b, keys, case.kv_heads, d).transpose(1, 2)
         if case.attention == EAGER:
             groups = case.heads // case.kv_heads
             if groups > 1:  # as transformers' repeat_kv
                 k, v = k.repeat_interleave(groups, dim=1), v.repeat_interleave(groups, dim=1)
             scores = torch.matmul(q, k.transpose(-1, -2)) * (d ** -0.5)
-            causal = torch.full((s, s), float("-inf"), dtype=scores.dtype).triu(1)  # added, as transformers does
-            probs = self.drop(torch.softmax(scores + causal, dim=-1))
-            out = torch.matmul(probs, v)
+            if causal:  # the mask is added, as transformers does
+                scores = scores + torch.full((s, s), float("-inf"), dtype=scores.dtype).triu(1)
+            out = torch.matmul(self.drop(torch.softmax(scores, dim=-1)), v)
         else:
-            out = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=case.heads != case.kv_heads)
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=case.heads != case.kv_heads)
         return self.o(out.transpose(1, 2).reshape(b, s, case.heads * d))
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x + self.drop(self.attention(self.norm1(x)))
-        y = self.norm2(x)
-        gpt = self.case.style == "gpt"
-        out = self.down(F.gelu(self.up(y))) if gpt else self.down(F.silu(self.gate(y)) * self.up(y))
-        return x + self.drop(out)
+
+class GatedMLP(nn.Module):
+    def __init__(self, hidden: int, intermediate: int) -> None:
+        super().__init__()
+        self.gate = nn.Linear(hidden, intermediate, bias=False)
+        self.up = nn.Linear(hidden, intermediate, bias=False)
+        self.down = nn.Linear(intermediate, hidden, bias=False)
+
+    def forward(self, y: torch.Tensor) -> torch.Tensor:
+        return self.down(F.silu(self.gate(y)) * self.up(y))
+
+
+class Experts(nn.Module):
+    """A mixture of experts as transformers runs Mixtral's and Qwen's: a router, fp32 softmax, top-k, each expert
+    on the tokens that chose it, the weighted outputs added back with index_add_; a gated shared expert."""
+
+    def __init__(self, case: Case) -> None:
+        super().__init__()
+        self.case = case
+        self.router = nn.Linear(case.hidden, case.experts, bias=False)
+        self.experts = nn.ModuleList(GatedMLP(case.hidden, case.intermediate) for _ in range(case.experts))
+        if case.shared:
+            self.shared = GatedMLP(case.hidden, case.shared)
+            self.shared_gate = nn.Linear(case.hidden, 1, bias=False)
+
+    def forward(self, y: torch.Tensor) -> torch.Tensor:
+        case = self.case
+        tokens = y.reshape(-1, case.hidden)
+        weights = F.softmax(self.router(tokens), dim=-1, dtype=torch.float32)
+        weights, chosen = torch.topk(weights, case.top_k, dim=-1)
+        if case.normalize:
+            weights = weights / weights.sum(dim=-1, keepdim=True)
+        weights = weights.to(y.dtype)
+        out = torch.zeros_like(tokens)
+        mask = F.one_hot(chosen, num_classes=case.experts).permute(2, 1, 0)
+        for index, expert in enumerate(self.experts):
+            slot, rows = torch.where(mask[index])
+            if rows.numel():
+                out.index_add_(0, rows, expert(tokens[rows]) * weights[rows, slot, None])
+        if case.shared:
+            out = out + torch.sigmoid(self.shared_gate(tokens)) * self.shared(tokens)
+        return out.view_as(y)
+
+
+class Layer(nn.Module):
+    """One layer, written out so that every saved tensor is the one the formula names; with ``cross`` a
+    decoder layer of an encoder–decoder model."""
+
+    def __init__(self, case: Case, cross: bool = False) -> None:
+        super().__init__()
+        h, gpt = case.hidden, case.style == "gpt"
+        self.case = case
+        self.norm1, self.norm2 = norm(case), norm(case)
+        self.attention = Attention(case)
+        if cross:
+            self.norm_cross, self.cross = norm(case), Attention(case)
+        if case.experts:
+            self.mlp: nn.Module = Experts(case)
+        elif gpt:
+            self.mlp = nn.Sequential(nn.Linear(h, case.intermediate), nn.GELU(), nn.Linear(case.intermediate, h))
+        else:
+            self.mlp = GatedMLP(h, case.intermediate)
+        self.drop = Dropout(0.1 if case.dropout else 0.0)
+
+    def forward(self, x: torch.Tensor, memory: torch.Tensor | None = None, causal: bool = True) -> torch.Tensor:
+        x = x + self.drop(self.attention(self.norm1(x), causal=causal))
+        if memory is not None:
+            x = x + self.drop(self.cross(self.norm_cross(x), memory, causal=False))
+        return x + self.drop(self.mlp(self.norm2(x)))
 
 
 class Model(nn.Module):
     def __init__(self, case: Case) -> None:
         super().__init__()
         self.embed = nn.Embedding(case.vocab, case.hidden)
-        self.layers = nn.ModuleList(Layer(case) for _ in range(case.layers))
-        self.norm = nn.LayerNorm(case.hidden) if case.style == "gpt" else RMSNorm(case.hidden)
+        if case.decoder_layers:
+            self.encoder = nn.ModuleList(Layer(case) for _ in range(case.layers))
+            self.encoder_norm = norm(case)
+            self.layers = nn.ModuleList(Layer(case, cross=True) for _ in range(case.decoder_layers))
+        else:
+            self.layers = nn.ModuleList(Layer(case) for _ in range(case.layers))
+        self.norm = norm(case)
         self.head = nn.Linear(case.hidden, case.vocab, bias=False)
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, source: torch.Tensor | None = None) -> torch.Tensor:
+        memory = None
+        if source is not None:
+            memory = self.embed(source)
+            for layer in self.encoder:
+                memory = layer(memory, causal=False)
+            memory = self.encoder_norm(memory)
         x = self.embed(tokens)
         for layer in self.layers:
-            x = layer(x)
+            x = layer(x, memory)
         logits = self.head(self.norm(x)).float()  # as transformers does before the loss
         return F.cross_entropy(logits.view(-1, logits.shape[-1]), tokens.view(-1))
 
@@ -222,8 +308,9 @@ def measure(case: Case) -> int:
         return tensor
 
     tokens = torch.randint(0, case.vocab, (case.batch, case.sequence))
+    source = torch.randint(0, case.vocab, (case.batch, case.encoder_sequence)) if case.decoder_layers else None
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-        loss = model(tokens)
+        loss = model(tokens, source)
     loss.backward()
     return sum(kept.values())
 
@@ -235,7 +322,8 @@ def predicted(case: Case) -> int:
         vocab=case.vocab, sequence=case.sequence, micro_batch=case.batch,
         precision=2 if case.dtype == "bf16" else 4, loss_precision=4, flash=case.attention == FLASH,
         dropout=case.dropout, norm_fp32=case.norm_fp32, tensor_parallel=1, sequence_parallel=False,
-        checkpointing=NONE,
+        checkpointing=NONE, experts=case.experts, experts_per_token=case.top_k, shared_intermediate=case.shared,
+        decoder_layers=case.decoder_layers, encoder_sequence=case.encoder_sequence,
     )
     return int(sum(estimate(shape).values()))
 
@@ -250,8 +338,15 @@ def main() -> None:
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for case, estimated, measured, error in rows:
-        print(f"| {case.name} | {case.layers} | {case.hidden} | {case.heads}/{case.kv_heads} | {case.intermediate} |"
-              f" {case.sequence} | {case.batch} | {case.dtype} | {estimated / 1e6:.2f} | {measured / 1e6:.2f} |"
+        # An encoder–decoder's layers as encoder + decoder and its lengths as encoder → decoder; experts as E × i.
+        layers = f"{case.layers}+{case.decoder_layers}" if case.decoder_layers else str(case.layers)
+        sequence = f"{case.encoder_sequence}→{case.sequence}" if case.decoder_layers else str(case.sequence)
+        intermediate = str(case.intermediate)
+        if case.experts:
+            intermediate = f"{case.experts}×{case.intermediate}, k={case.top_k}" + (
+                f", +{case.shared}" if case.shared else "")
+        print(f"| {case.name} | {layers} | {case.hidden} | {case.heads}/{case.kv_heads} | {intermediate} |"
+              f" {sequence} | {case.batch} | {case.dtype} | {estimated / 1e6:.2f} | {measured / 1e6:.2f} |"
               f" {error * 100:+.1f} % |")
     worst = max(rows, key=lambda row: abs(row[3]))
     print(f"\nlargest relative difference: {worst[3] * 100:+.1f} % ({worst[0].name}, s = {worst[0].sequence});"
