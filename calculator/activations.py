@@ -403,7 +403,9 @@ CALCULATOR = Calculator(
         Result("per_micro_batch_gb", "Attivazioni per micro-batch e per GPU", "GB",
                help="M = b · A: da inserire nel calcolatore della VRAM."),
         Result("per_micro_batch_gib", "Le stesse in GiB", "GiB", primary=False),
-        Result("per_layer_mb", "Per strato, per micro-batch", "MB", primary=False),
+        Result("per_layer_mb", "Per strato, per micro-batch", "MB", primary=False,
+               help="In un encoder–decoder, il più grande tra uno strato dell'encoder e uno del decoder (con la"
+                    " cross-attention)."),
         Result("layers_gb", "Tutti gli strati", "GB", primary=False),
         Result("logits_gb", "Logit e cross-entropy", "GB", primary=False,
                help="b · s · vocabolario valori (più gli input della normalizzazione finale e della testa):"
@@ -433,6 +435,12 @@ CALCULATOR = Calculator(
         "completo": {"checkpointing": FULL},
         "micro_batch_4": {"micro_batch": "4"},
         "fp16_logit": {"loss_fp32": ""},
+        # Mixtral 8x7B and Mistral 7B: the same attention, experts or one dense MLP of the same size.
+        "mixtral": dict(preset("mixtral-8x7b").values),
+        "mistral": dict(preset("mistral-7b").values),
+        # Flan-T5 Large as Transformers trains it: eager attention (T5 has no SDPA path), dropout 0,1, targets of 128
+        # tokens for inputs of 512.
+        "flan_t5": {**preset("flan-t5-large").values, "sequence_length": "128", "attention": EAGER, "dropout": "on"},
         # GPT-3 175B as Korthikanti et al. train it (Table 3): h = 12288, a = 96, L = 96, s = 2048, t = 8.
         **{name: {**GPT3_175B, **extra} for name, extra in {
             "gpt3": {},

@@ -62,3 +62,24 @@ def test_links_follow_each_edit_and_hide_on_bad_input(page: Page, server: Server
     expect(link).to_be_hidden()
     form.locator('[name="tensor_parallel"]').fill("2")
     expect(link).to_be_visible()
+
+
+def test_experts_and_an_encoder_from_the_presets(page: Page, server: Server) -> None:
+    """Mixtral's preset fills the experts; Whisper's the decoder and the 1500 audio frames, and back to a dense
+    decoder-only model clears them: each time the page shows the module's figures, and an impossible mixture gets
+    its message beside the field."""
+    from calculator.catalogue import field_texts, model
+
+    form = open_ready(page, server, ACT)
+    fields = {f.id for f in CALCULATORS[ACT].fields}
+    for model_id, label in (("mixtral-8x7b", "Mixtral 8x7B"), ("whisper-small", "Whisper small"),
+                            ("llama-3.1-8b", "Llama 3.1 8B")):
+        form.get_by_role("button", name=label).click()
+        texts = {k: v for k, v in field_texts(model(model_id)).items() if k in fields}
+        for key in ("experts", "experts_per_token", "decoder_layers", "encoder_sequence"):
+            expect(form.locator(f'[name="{key}"]')).to_have_value(texts[key])
+        expect(output(form, "per_sample_gb")).to_have_text(answer(ACT, texts)["per_sample_gb"])
+    form.locator('[name="experts"]').fill("8")
+    form.locator('[name="experts_per_token"]').fill("9")
+    expect(form.locator('[data-error-for="experts_per_token"]')).to_contain_text("più degli esperti per strato (8)")
+    expect(form.locator('[name="experts_per_token"]')).to_have_value("9")
