@@ -217,6 +217,8 @@ def _hf(repo: str) -> str:
 PEFT = "https://github.com/huggingface/peft/blob/5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40/"
 # bigscience/bloomz-7b1 printed by a notebook PEFT later removed (February 2023).
 PEFT_2023 = "https://github.com/huggingface/peft/blob/462b65fe4582b7f5c3b565f9913f81fa01dc30a5/"
+# LoRA notebooks of the self-llm tutorials, which print PEFT's line with "all params" (July 2026).
+SELF_LLM = "https://github.com/datawhalechina/self-llm/blob/0932a89b0fd8e7a9844874eceb8ec993d6570d78/"
 # "2851M total params, 32M largest layer params" and the memory it prints for the live model.
 DEEPSPEED_MEMORY = ("https://github.com/deepspeedai/DeepSpeed/blob/edaa7221267243c7be7fb49c5d5f5c4fb97b4641/"
                     "docs/code-docs/source/memory.rst")
@@ -229,7 +231,8 @@ MODELS: tuple[Architecture, ...] = (
     Architecture("llama-2-13b", "Llama 2 13B", 40, 5120, 13824, 40, 40, 32000, _hf("meta-llama/Llama-2-13b-hf"),
                  "Llama", stated_parameters=13_015_864_320),
     Architecture("llama-3.1-8b", "Llama 3.1 8B", 32, 4096, 14336, 32, 8, 128256, _hf("meta-llama/Llama-3.1-8B"),
-                 "Llama", stated_parameters=8_030_261_248),
+                 "Llama", stated_parameters=8_030_261_248,
+                 stated_source=SELF_LLM + "models/Llama3_1/04-LLaMA3_1-8B-Instruct%20Lora.ipynb"),
     Architecture("llama-3.1-70b", "Llama 3.1 70B", 80, 8192, 28672, 64, 8, 128256, _hf("meta-llama/Llama-3.1-70B"),
                  "Llama", stated_parameters=70_553_706_496),
     Architecture("llama-3.2-1b", "Llama 3.2 1B", 16, 2048, 8192, 32, 8, 128256, _hf("meta-llama/Llama-3.2-1B"),
@@ -251,29 +254,35 @@ MODELS: tuple[Architecture, ...] = (
     Architecture("qwen2.5-3b", "Qwen2.5 3B", 36, 2048, 11008, 16, 2, 151936, _hf("Qwen/Qwen2.5-3B-Instruct"),
                  "Qwen", tied=True, qkv_bias=True, stated_parameters=3_085_938_688, stated_source=PEFT + "README.md"),
     Architecture("qwen2.5-7b", "Qwen2.5 7B", 28, 3584, 18944, 28, 4, 152064, _hf("Qwen/Qwen2.5-7B"),
-                 "Qwen", qkv_bias=True, stated_parameters=7_615_616_512),
+                 "Qwen", qkv_bias=True, stated_parameters=7_615_616_512,
+                 stated_source=SELF_LLM + "models/Qwen2.5/05-Qwen2.5-7B-Instruct%20Lora%20.ipynb"),
     Architecture("qwen3-8b", "Qwen3 8B", 36, 4096, 12288, 32, 8, 151936, _hf("Qwen/Qwen3-8B"),
-                 "Qwen", head_dim=128, qk_norm=True, stated_parameters=8_190_735_360),
+                 "Qwen", head_dim=128, qk_norm=True, stated_parameters=8_190_735_360,
+                 stated_source=SELF_LLM + "models/Qwen3/05-Qwen3-8B-LoRA.ipynb"),
     Architecture("qwen1.5-moe-a2.7b", "Qwen1.5-MoE-A2.7B", 24, 2048, 5632, 16, 16, 151936,
                  _hf("Qwen/Qwen1.5-MoE-A2.7B"), "Qwen", qkv_bias=True, experts=60, experts_per_token=4,
                  expert_intermediate=1408, shared_intermediate=5632, shared_gate=True,
                  stated_parameters=14_315_784_192),
     Architecture("qwen3-30b-a3b", "Qwen3 30B-A3B", 48, 2048, 6144, 32, 4, 151936, _hf("Qwen/Qwen3-30B-A3B"),
                  "Qwen", head_dim=128, qk_norm=True, experts=128, experts_per_token=8, expert_intermediate=768,
-                 stated_parameters=30_532_122_624),
+                 stated_parameters=30_532_122_624, stated_source=SELF_LLM + "models/Qwen3/"
+                 "06-Qwen3-30B-A3B%20%E5%BE%AE%E8%B0%83%E5%8F%8A%20SwanLab%20%E5%8F%AF%E8%A7%86%E5%8C%96%E8%AE%B0%E5%BD%95.ipynb"),
     # Gemma
     Architecture("gemma-2-2b", "Gemma 2 2B", 26, 2304, 9216, 8, 4, 256000, _hf("google/gemma-2-2b"),
                  "Gemma", head_dim=256, tied=True, norms_per_layer=4, stated_parameters=2_614_341_888),
     Architecture("gemma-2-9b", "Gemma 2 9B", 42, 3584, 14336, 16, 8, 256000, _hf("google/gemma-2-9b"),
-                 "Gemma", head_dim=256, tied=True, norms_per_layer=4, stated_parameters=9_241_705_984),
+                 "Gemma", head_dim=256, tied=True, norms_per_layer=4, stated_parameters=9_241_705_984,
+                 stated_source=SELF_LLM + "models/Gemma2/04-Gemma-2-9b-it%20peft%20lora%E5%BE%AE%E8%B0%83.ipynb"),
     Architecture("gemma-3-1b", "Gemma 3 1B", 26, 1152, 6912, 4, 1, 262144, _hf("google/gemma-3-1b-pt"),
                  "Gemma", head_dim=256, tied=True, qk_norm=True, norms_per_layer=4, stated_parameters=999_885_952),
     # Phi: query, key and value in one matrix, and gate and up in another
     Architecture("phi-3-mini", "Phi-3 mini 4k", 32, 3072, 8192, 32, 32, 32064,
                  _hf("microsoft/Phi-3-mini-4k-instruct"), "Phi", fused_qkv="qkv_proj", fused_gate_up="gate_up_proj",
-                 stated_parameters=3_821_079_552),
+                 stated_parameters=3_821_079_552,
+                 stated_source=SELF_LLM + "models/phi-3/Phi-3-mini-4k-Instruct-Lora.ipynb"),
     Architecture("phi-4", "Phi-4 (14B)", 40, 5120, 17920, 40, 10, 100352, _hf("microsoft/phi-4"),
-                 "Phi", fused_qkv="qkv_proj", fused_gate_up="gate_up_proj", stated_parameters=14_659_507_200),
+                 "Phi", fused_qkv="qkv_proj", fused_gate_up="gate_up_proj", stated_parameters=14_659_507_200,
+                 stated_source=SELF_LLM + "models/phi4/04-Phi-4-Lora.ipynb"),
     # Falcon: multi-query attention fused in query_key_value, attention and MLP in parallel after one norm
     Architecture("falcon-7b", "Falcon 7B", 32, 4544, 18176, 71, 1, 65024, _hf("tiiuae/falcon-7b"),
                  "Falcon", mlp=PLAIN, tied=True, norm_bias=True, norms_per_layer=1, fused_qkv="query_key_value",

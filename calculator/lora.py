@@ -368,6 +368,9 @@ CALCULATOR = Calculator(
         # The article's architecture examples: catalogue models with PEFT's default targets.
         "falcon": dict(_preset("falcon-7b").values),
         "bloomz": dict(_preset("bloom-7b1").values),
+        "phi3_o_down": {**_preset("phi-3-mini").values, "qkv_proj": "", "o_proj": "on", "down_proj": "on"},
+        "qwen3_moe": {**_preset("qwen3-30b-a3b").values,
+                      **{m: "on" for m in ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")}},
         "mixtral_esperti": {**_preset("mixtral-8x7b").values, "v_proj": "", "q_proj": "", "gate_proj": "on",
                             "up_proj": "on", "down_proj": "on"},
         "flan_t5": {**_preset("flan-t5-large").values, "rank": "16"},

@@ -19,6 +19,8 @@ LORA = "parametri-lora"
 PEFT = "huggingface/peft@5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40"
 OLD_README = "huggingface/peft@759bb70acea8486b3a493792a5b6ba80b5217fb4:README.md"
 PEFT_2023 = "huggingface/peft@462b65fe4582b7f5c3b565f9913f81fa01dc30a5"
+# The LoRA tutorials of datawhalechina/self-llm: each notebook prints its LoraConfig and PEFT's line (r=8).
+SELF_LLM = "datawhalechina/self-llm@0932a89b0fd8e7a9844874eceb8ec993d6570d78"
 ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
@@ -71,6 +73,30 @@ PRINTED = [
     # (its tied head counted once) plus the score head.
     (f"{PEFT}:examples/sequence_classification/LoRA-torchao-8bit.ipynb", "gemma-2-2b", 16, ("q_proj", "v_proj"),
      {"num_labels": "2", "base_parameters": str(2_614_341_888 + 2304 * 2)}, "3,199,488", "2,617,545,984", "0.1222"),
+    # Experts: Qwen3-30B-A3B with the seven usual targets, r=8. Qwen's experts use the dense names, so gate_proj,
+    # up_proj and down_proj adapt each of the 128 experts of the 48 layers; the router, "gate", is not matched.
+    (f"{SELF_LLM}:models/Qwen3/06-Qwen3-30B-A3B 微调及 SwanLab 可视化记录.ipynb", "qwen3-30b-a3b", 8, ALL_LINEAR, {},
+     "421,920,768", "30,954,043,392", "1.3631"),
+    # Fused: Phi-4 with target_modules=["o_proj", "qkv_proj"], r=8 (40 query and 10 key/value heads in qkv_proj).
+    (f"{SELF_LLM}:models/phi4/04-Phi-4-Lora.ipynb", "phi-4", 8, ("qkv_proj", "o_proj"), {},
+     "7,372,800", "14,666,880,000", "0.0503"),
+    # Fused, and what a name that does not exist does: Phi-3 mini with the seven Llama names, r=8. Phi-3 has no
+    # q/k/v_proj, gate_proj or up_proj, so PEFT adapts only o_proj and down_proj (the page says so instead: see
+    # test_llama_names_on_phi_3_get_a_message). Printed 0.11649212031987152.
+    (f"{SELF_LLM}:models/phi-3/Phi-3-mini-4k-Instruct-Lora.ipynb", "phi-3-mini", 8, ("o_proj", "down_proj"), {},
+     "4,456,448", "3,825,536,000", "0.1165"),
+    # head_dim 256 and four norms per layer: Gemma 2 9B, the seven targets, r=8.
+    (f"{SELF_LLM}:models/Gemma2/04-Gemma-2-9b-it peft lora微调.ipynb", "gemma-2-9b", 8, ALL_LINEAR, {},
+     "27,009,024", "9,268,715,008", "0.2914"),
+    # head_dim set by the config and q/k norms: Qwen3 8B, the seven targets, r=8.
+    (f"{SELF_LLM}:models/Qwen3/05-Qwen3-8B-LoRA.ipynb", "qwen3-8b", 8, ALL_LINEAR, {},
+     "21,823,488", "8,212,558,848", "0.2657"),
+    # Grouped-query attention with q/k/v biases (not trained with bias="none"): Qwen2.5 7B, r=8.
+    (f"{SELF_LLM}:models/Qwen2.5/05-Qwen2.5-7B-Instruct Lora .ipynb", "qwen2.5-7b", 8, ALL_LINEAR, {},
+     "20,185,088", "7,635,801,600", "0.2643"),
+    # Llama 3.1 8B Instruct, the seven targets, r=8.
+    (f"{SELF_LLM}:models/Llama3_1/04-LLaMA3_1-8B-Instruct Lora.ipynb", "llama-3.1-8b", 8, ALL_LINEAR, {},
+     "20,971,520", "8,051,232,768", "0.2605"),
 ]
 
 
@@ -117,6 +143,14 @@ BASES = [
 @pytest.mark.parametrize(("source", "model_id", "method", "everything"), BASES, ids=[c[1] for c in BASES])
 def test_base_counts_confirmed_by_other_methods(source: str, model_id: str, method: int, everything: int) -> None:
     assert model(model_id).parameters() == everything - method, source
+
+
+def test_llama_names_on_phi_3_get_a_message() -> None:
+    """Where PEFT silently adapts only the names that exist (the Phi-3 printout above), the page names the fused
+    targets to choose instead of giving a smaller count."""
+    errors = answer("phi-3-mini", 8, ALL_LINEAR)["errors"]
+    assert "scegli «Query, key e value fuse»" in errors["q_proj"]
+    assert "scegli «Gate e up fuse»" in errors["gate_proj"]
 
 
 def test_fused_query_key_value_is_one_matrix() -> None:
