@@ -23,10 +23,11 @@ PLANNED = (TARGET, ON_GPU)
 # How a framework counts the optimizer steps of an epoch of N samples, with L micro-batches per GPU.
 ROUND_UP, ROUND_DOWN, DROP_LAST = "eccesso", "difetto", "drop_last"
 STEP_RULES = (
-    Option(ROUND_UP, "Per eccesso: l'ultima finestra incompleta fa un passo (Transformers dopo la PR #37923, 2025;"
+    # The versions: num_update_steps_per_epoch in transformers/trainer.py of the PyPI wheels 4.51.3 (floor) and
+    # 4.52.0 (len_dataloader % gradient_accumulation_steps > 0 adds a step: huggingface/transformers#37923).
+    Option(ROUND_UP, "Per eccesso: l'ultima finestra incompleta fa un passo (Transformers 4.52 e successive;"
                      " PyTorch Lightning)"),
-    Option(ROUND_DOWN, "Per difetto: len_dataloader // gradient_accumulation_steps (Transformers prima della"
-                       " PR #37923)"),
+    Option(ROUND_DOWN, "Per difetto: len_dataloader // gradient_accumulation_steps (Transformers fino alla 4.51)"),
     Option(DROP_LAST, "drop_last: micro-batch e finestre incompleti scartati (dataloader_drop_last=True)"),
 )
 UNITS = (Option("MB", "MB"), Option("GB", "GB"), Option("GiB", "GiB"))
@@ -313,7 +314,7 @@ CALCULATOR = Calculator(
         "epoca_difetto": {"dataset_size": "1000", "data_parallel_gpus": "2", "steps_rule": ROUND_DOWN},
         "epoca_drop_last": {"dataset_size": "1000", "data_parallel_gpus": "2", "steps_rule": DROP_LAST},
         "grpo": {"micro_batch": "8", "accumulation_steps": "4", "data_parallel_gpus": "2", "generations": "8"},
-        # The log in huggingface/open-r1#483: 5 498 prompts, 7 GPUs, G = 8, Transformers before #37923.
+        # The log in huggingface/open-r1#483: 5 498 prompts, 7 GPUs, G = 8, a Transformers before 4.52 (March 2025).
         **{name: {"micro_batch": "8", "accumulation_steps": "4", "data_parallel_gpus": "7", "generations": "8",
                   "dataset_size": "5498", "steps_rule": rule}
            for name, rule in (("grpo_epoca", ROUND_DOWN), ("grpo_epoca_eccesso", ROUND_UP))},

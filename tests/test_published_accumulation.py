@@ -33,7 +33,7 @@ LOGS = [
     # steps = 1473", 491 per epoch.
     (f"{PEFT}:examples/int8_training/peft_bnb_whisper_large_v2_training.ipynb",
      3927, 8, 1, 1, "", 3, ROUND_UP, 1473, {DROP_LAST: 1470}),
-    # GRPO with TRL on 7 GPUs (March 2025, Transformers before huggingface/transformers#37923): "Num examples =
+    # GRPO with TRL on 7 GPUs (March 2025, a Transformers before 4.52, which rounds down): "Num examples =
     # 5,498, Num Epochs = 1, Instantaneous batch size per device = 8, Total train batch size ... = 224, Gradient
     # Accumulation steps = 4, Total optimization steps = 196", num_generations = 8. TRL's sampler repeats each
     # prompt 8 times: 43,984 completions, 786 micro-batches per GPU, 786 // 4 = 196 (rounding up would be 197).
@@ -57,3 +57,13 @@ def test_the_trainer_logged_it(source: str, samples: int, b: int, a: int, g: int
     # The other rules, where they differ, would not have given the log: the case tells the rules apart.
     for other, total in others.items():
         assert steps(samples, b, a, g, generations, other) * epochs == total, (source, other)
+
+
+def test_the_rules_name_the_transformers_versions() -> None:
+    """Read in transformers/trainer.py of the PyPI wheels: 4.51.3 computes len_dataloader // accumulation, 4.52.0
+    adds a step for a partial window (huggingface/transformers#37923)."""
+    from calculator.gradient_accumulation import STEP_RULES
+
+    labels = {option.value: option.label for option in STEP_RULES}
+    assert "Transformers 4.52 e successive" in labels[ROUND_UP]
+    assert "Transformers fino alla 4.51" in labels[ROUND_DOWN]
