@@ -17,42 +17,13 @@ Usage: python3 tools/measure_activations.py   (prints a Markdown table, as in th
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VENV = ROOT / ".venv-measure"
-WHEELS = Path("/opt/wheels")
-
-
-def bootstrap() -> None:
-    """Re-run this script in an environment that has PyTorch, making it first if needed."""
-    python = VENV / "bin" / "python"
-    if Path(sys.executable).resolve() == python.resolve():
-        sys.exit("PyTorch is missing in .venv-measure: delete that folder and run again, or install torch there.")
-    if not python.exists():
-        base = next((c for c in ("python3.11", "python3") if _runs(c)), None)
-        if base is None:
-            sys.exit("Python 3.11 is needed to make .venv-measure (the CPU build of PyTorch in /opt/wheels is cp311).")
-        print(f"making {VENV.name} with {base} and PyTorch (CPU)", file=sys.stderr)
-        subprocess.run([base, "-m", "venv", str(VENV)], check=True)
-        wheels = sorted(WHEELS.glob("torch-*.whl")) if WHEELS.is_dir() else []
-        target = [str(wheels[-1])] if wheels else ["torch"]
-        done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", *target], check=False)
-        if done.returncode:
-            sys.exit("Could not install PyTorch. Install a CPU build of torch (pip install torch) into .venv-measure.")
-    os.execv(str(python), [str(python), __file__, *sys.argv[1:]])
-
-
-def _runs(command: str) -> bool:
-    try:
-        return subprocess.run([command, "-c", "import venv"], capture_output=True, check=False).returncode == 0
-    except OSError:
-        return False
-
+sys.path.insert(0, str(ROOT))
+from tools.measure_env import bootstrap  # noqa: E402
 
 try:
     import torch
@@ -60,10 +31,9 @@ try:
     from torch.nn import functional as F  # noqa: N812 - PyTorch's own convention
 except ImportError:
     if __name__ == "__main__":
-        bootstrap()
+        bootstrap(__file__)
     raise
 
-sys.path.insert(0, str(ROOT))
 from calculator.activations import EAGER, FLASH, NONE, Shape, estimate  # noqa: E402
 
 

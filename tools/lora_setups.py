@@ -1,0 +1,53 @@
+"""The LoRA setups the PEFT cross-check runs, and the LoRA page's answer for each (no PyTorch needed).
+
+Shared by tools/peft_check.py, which counts them with Transformers and PEFT, and tests/test_peft_counts.py,
+which compares the page with the figures that script recorded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from calculator import CALCULATORS, respond
+from calculator.catalogue import Architecture, field_texts
+from calculator.lora import MODULES
+
+
+def linear_modules(entry: Architecture) -> list[str]:
+    """The LoRA page's names for every linear layer of a block, as the model has them."""
+    attention = ["qkv_proj"] if entry.fused_qkv else ["q_proj", "k_proj", "v_proj"]
+    if entry.fused_gate_up:
+        mlp = ["gate_up_proj", "down_proj"]
+    elif entry.mlp == "gated":
+        mlp = ["gate_proj", "up_proj", "down_proj"]
+    else:
+        mlp = ["up_proj", "down_proj"]
+    return [*attention, "o_proj", *mlp]
+
+
+def setups(entry: Architecture) -> list[dict[str, Any]]:
+    """Every linear layer (r=8); query and value, or the fused matrix (r=16); the biases where the model has some;
+    the router with one expert matrix; DoRA for a few dense families."""
+    everything = linear_modules(entry)
+    cases = [{"rank": 8, "modules": everything}, {"rank": 16, "modules": ["qkv_proj"] if entry.fused_qkv
+                                                  else ["q_proj", "v_proj"]}]
+    if entry.bias or entry.qkv_bias:
+        cases.append({"rank": 8, "modules": everything[:2], "bias": "lora_only"})
+        cases.append({"rank": 8, "modules": everything[:2], "bias": "all"})
+    if entry.experts:
+        cases.append({"rank": 4, "modules": ["down_proj", "router"]})
+    if entry.family in ("Llama", "Qwen", "Gemma") and not entry.experts:
+        cases.append({"rank": 8, "modules": everything, "use_dora": True})
+    return cases
+
+
+def page_count(entry: Architecture, case: dict[str, Any]) -> int:
+    """The LoRA page's trainable parameters for the model and the setup."""
+    calc = CALCULATORS["parametri-lora"]
+    values = {**calc.defaults, **field_texts(entry), **{m: "" for m in MODULES},
+              **{m: "on" for m in case["modules"]}, "rank": str(case["rank"]), "bias": case.get("bias", "none"),
+              "use_dora": "on" if case.get("use_dora") else ""}
+    answer = respond({"calculator": calc.id, "values": values})
+    if answer["status"] != "ok":
+        raise ValueError(f"{entry.id} {case}: {answer['errors']}")
+    return int(str(answer["results"]["trainable_parameters"]).replace(".", ""))
