@@ -31,6 +31,9 @@ def themed_page(request: pytest.FixtureRequest, browser, server: Server) -> Iter
 
 
 def serious_violations(page: Page) -> list[dict[str, Any]]:
+    # Axe measures colours as they are painted: a header title fading in after a scroll reads as low contrast.
+    page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")  # styles applied
+    page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')")
     page.evaluate(AXE)
     report = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [
