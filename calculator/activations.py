@@ -24,6 +24,10 @@ GIB = Decimal(2**30)
 PRECISION = {"bf16": 2, "fp16": 2, "fp32": 4}
 EAGER, FLASH = "eager", "flash"
 NONE, SELECTIVE, FULL = "nessuno", "selettivo", "completo"
+LLAMA, GEMMA, T5, FUSED = "llama", "gemma", "t5", "fuso"  # how the norms keep their input
+GELU_NEW = "gelu_new"  # transformers' tanh GELU written out in Python (keeps tanh, x/2 and 1 + tanh)
+RELU = "relu"  # keeps its output only, which the next matrix keeps as its input anyway
+ACTIVATION_EXTRA = {"fusa": 0, GELU_NEW: 3, RELU: -1}
 MAX_SEQUENCE = 1_048_576
 
 # Components of the breakdown, in the order the bar shows them.
@@ -64,6 +68,12 @@ class Shape:
     shared_intermediate: int = 0  # a shared expert beside the routed ones, with its sigmoid gate (Qwen-MoE)
     decoder_layers: int = 0  # encoder–decoder: ``layers`` are the encoder's, ``sequence`` the decoder's
     encoder_sequence: int = 0
+    softmax_fp32: bool = False  # eager attention's softmax computed in fp32, then cast back (as transformers)
+    norm_style: str = LLAMA  # with norm_fp32, what the norm keeps besides its fp32 input: see ``norm_bytes``
+    activation_extra: int = 0  # i-wide tensors kept beyond a fused SiLU/GELU's (gelu_new: 3 more; ReLU: 1 fewer)
+    qk_norm: bool = False  # a norm on each query and key head (Qwen3, Gemma 3)
+    post_norms: bool = False  # norms after attention and after the MLP too (Gemma 2 and 3)
+    softcap: bool = False  # tanh soft-capping of the attention scores and of the logits (Gemma 2)
 
 
 def layer_terms(shape: Shape) -> dict[str, Decimal]:
@@ -77,13 +87,17 @@ def layer_terms(shape: Shape) -> dict[str, Decimal]:
     sbh = s * b * h
     scores, attention = attention_bytes(shape, s, s)
     mlp_whole, mlp_part = mlp_bytes(shape)
+    # The two norms before attention and MLP (and after them, in Gemma); a query/key norm keeps Q and K too.
+    norm_count = 4 if shape.post_norms else 2
+    qk = shape.heads * shape.head_dim + shape.kv_heads * shape.head_dim if shape.qk_norm else 0
     replicated = {  # without sequence parallelism every tensor-parallel rank keeps these whole
-        "norms": Decimal(2 * norm_bytes(shape) * sbh),  # what the two norms keep of their input
+        "norms": Decimal(norm_count * norm_bytes(shape) * sbh),  # what the norms keep of their input
         "attention": Decimal(p * sbh),  # QKV's input (the first norm's output)
         "mlp": Decimal(p * sbh) + mlp_whole,  # the MLP's input (the second norm's output), and a router's
         "masks": Decimal(2 * sbh if shape.dropout else 0),  # after attention and after the MLP, 1 byte each
     }
-    divided = {"attention": attention, "scores": scores, "mlp": mlp_part}
+    divided = {"attention": attention, "scores": scores, "mlp": mlp_part,
+               "norms": Decimal(norm_bytes(shape) * s * b * qk)}
     return _per_gpu(shape, replicated, divided, kept=Decimal(p * sbh))
 
 
@@ -101,6 +115,10 @@ def attention_bytes(shape: Shape, queries: int, keys: int) -> tuple[Decimal, Dec
         return Decimal(4 * queries * b * shape.heads), attention  # the softmax statistics, fp32 per row
     heads_terms = queries * b * shape.heads * keys  # a·s²·b
     scores = Decimal(p * heads_terms)  # softmax output
+    if shape.softmax_fp32 and p < 4:
+        scores += 4 * heads_terms  # the fp32 output the softmax keeps, besides its copy in the activations' precision
+    if shape.softcap:
+        scores += p * heads_terms  # the tanh of the capped scores
     if shape.dropout:
         scores += heads_terms + p * heads_terms  # its dropout mask, and its output (what multiplies V)
     return scores, attention
@@ -118,11 +136,13 @@ def mlp_bytes(shape: Shape) -> tuple[Decimal, Decimal]:
     Measured in tools/measure_activations.py.
     """
     tokens, p = shape.sequence * shape.micro_batch, shape.precision
+    kept = (4 if shape.gated else 2) + shape.activation_extra  # i-wide tensors of one MLP
     if not shape.experts:
-        return Decimal(0), Decimal(p * tokens * shape.intermediate * (4 if shape.gated else 2))
+        return Decimal(0), Decimal(p * tokens * shape.intermediate * kept)
     k, h = shape.experts_per_token, shape.hidden
-    routed = p * tokens * k * (3 * h + (4 if shape.gated else 2) * shape.intermediate + 1)
-    shared = p * tokens * (4 * shape.shared_intermediate + h + 1) if shape.shared_intermediate else 0
+    routed = p * tokens * k * (3 * h + kept * shape.intermediate + 1)
+    shared = p * tokens * ((4 + shape.activation_extra) * shape.shared_intermediate + h + 1) \
+        if shape.shared_intermediate else 0
     router = tokens * (4 * shape.experts + 28 * k + 4)
     return Decimal(router), Decimal(routed + shared)
 
@@ -160,9 +180,14 @@ def _per_gpu(shape: Shape, replicated: dict[str, Decimal], divided: dict[str, De
 
 
 def norm_bytes(shape: Shape) -> int:
-    """Bytes a norm keeps per value of its input: the input itself (a fused kernel), or, computing in fp32 as
-    transformers' LlamaRMSNorm does, an fp32 copy of it and the normalised values before the weight."""
-    return 4 + shape.precision if shape.norm_fp32 else shape.precision
+    """Bytes a norm keeps per value of its input: the input itself (a fused kernel: LayerNorm, Megatron, Liger),
+    or, computing in fp32 as transformers does, an fp32 copy of it and then the normalised values before the
+    weight, in the activations' precision (LlamaRMSNorm), in fp32 (GemmaRMSNorm), or with the input too
+    (T5LayerNorm, which multiplies the input itself by the fp32 scale). Measured in tools/measure_activations.py."""
+    p = shape.precision
+    if not shape.norm_fp32:
+        return p
+    return {LLAMA: 4 + p, GEMMA: 4 + 4, T5: 4 + 2 * p}[shape.norm_style]
 
 
 def logits_bytes(shape: Shape) -> Decimal:
@@ -170,7 +195,8 @@ def logits_bytes(shape: Shape) -> Decimal:
     its backward, b·s·vocabulary logits (vocab-parallel over t)."""
     s, b = shape.sequence, shape.micro_batch
     head = Decimal((norm_bytes(shape) + shape.precision) * s * b * shape.hidden)
-    return head + Decimal(shape.loss_precision * s * b * shape.vocab) / shape.tensor_parallel
+    capped = shape.precision * s * b * shape.vocab if shape.softcap else 0  # the tanh of the capped logits
+    return head + Decimal(shape.loss_precision * s * b * shape.vocab + capped) / shape.tensor_parallel
 
 
 def encoder_shape(shape: Shape) -> Shape:
@@ -223,7 +249,11 @@ def shape_of(values: Values) -> Shape:
         sequence=integer(values, "sequence_length"), micro_batch=integer(values, "micro_batch"),
         precision=PRECISION[str(values["precision"])], loss_precision=4 if values["loss_fp32"] is True else
         PRECISION[str(values["precision"])],
-        flash=values["attention"] == FLASH, dropout=values["dropout"] is True, norm_fp32=values["norm_fp32"] is True,
+        flash=values["attention"] == FLASH, dropout=values["dropout"] is True, norm_fp32=values["norms"] != FUSED,
+        norm_style=str(values["norms"]) if values["norms"] != FUSED else LLAMA,
+        softmax_fp32=values["softmax_fp32"] is True,
+        activation_extra=ACTIVATION_EXTRA[str(values["activation_impl"])],
+        qk_norm=values["qk_norm"] is True, post_norms=values["post_norms"] is True, softcap=values["softcap"] is True,
         tensor_parallel=integer(values, "tensor_parallel"), sequence_parallel=values["sequence_parallel"] is True,
         checkpointing=str(values["checkpointing"]),
         experts=integer(values, "experts"), experts_per_token=integer(values, "experts_per_token"),
@@ -314,7 +344,7 @@ GPT3_175B = {
     "layers": "96", "hidden_size": "12288", "attention_heads": "96", "kv_heads": "96", "head_dim": "128",
     "intermediate_size": "49152", "mlp": PLAIN, "vocab_size": "51200", "sequence_length": "2048",
     "micro_batch": "1", "precision": "fp16", "attention": EAGER, "dropout": "on", "tensor_parallel": "8",
-    "norm_fp32": "",
+    "norms": FUSED, "softmax_fp32": "",
 }
 
 
@@ -353,6 +383,12 @@ CALCULATOR = Calculator(
                        Option(PLAIN, "Semplice (GELU, due matrici)")),
               help="Llama, Mistral, Qwen e Gemma usano l'MLP con gate; GPT-2, GPT-3, OPT e BLOOM quello semplice."),
         _size("vocab_size", "Vocabolario", "128256", "vocab_size: decide la memoria dei logit.", 10_000_000),
+        Field(id="qk_norm", label="Normalizzazione di query e key", default="", kind=Kind.FLAG, group="Modello",
+              help="Qwen3 e Gemma 3 normalizzano ogni testa di query e key: quelle norme conservano Q e K."),
+        Field(id="post_norms", label="Normalizzazioni anche dopo attenzione e MLP", default="", kind=Kind.FLAG,
+              group="Modello", help="Gemma 2 e 3: quattro normalizzazioni per strato invece di due."),
+        Field(id="softcap", label="Soft-capping di punteggi e logit", default="", kind=Kind.FLAG, group="Modello",
+              help="Gemma 2 limita punteggi e logit con una tanh, che conserva la sua uscita."),
         _count("experts", "Esperti per strato (MoE)", "num_local_experts o num_experts; 0 per un modello denso."),
         _count("experts_per_token", "Esperti attivi per token",
                "num_experts_per_tok (k): ogni token passa da k esperti, e ognuno conserva la sua parte."),
@@ -375,15 +411,29 @@ CALCULATOR = Calculator(
               help="Byte di ogni valore conservato."),
         Field(id="loss_fp32", label="Logit in fp32 per la loss", default="on", kind=Kind.FLAG,
               group="Addestramento", help="Come fa Transformers, che converte i logit in fp32 prima della cross-entropy."),
-        Field(id="norm_fp32", label="Normalizzazioni in fp32 (come Transformers)", default="on", kind=Kind.FLAG,
+        Field(id="norms", label="Normalizzazioni", default=LLAMA, kind=Kind.CHOICE, group="Addestramento",
+              options=(Option(LLAMA, "In fp32, come LlamaRMSNorm (Llama, Mistral, Qwen, Phi)"),
+                       Option(GEMMA, "In fp32 anche l'uscita, come GemmaRMSNorm"),
+                       Option(T5, "In fp32 con l'input, come T5LayerNorm"),
+                       Option(FUSED, "Kernel fuso: solo l'input (LayerNorm, Megatron, Liger)")),
+              help="Quanto conserva ogni normalizzazione per valore: in bf16 6 byte (Llama), 8 (Gemma, T5) o 2."),
+        Field(id="activation_impl", label="Funzione di attivazione", default="fusa", kind=Kind.CHOICE,
               group="Addestramento",
-              help="LlamaRMSNorm e simili calcolano in fp32 e conservano una copia fp32 dell'input; i kernel fusi"
-                   " (Megatron, Liger) solo l'input."),
+              options=(Option("fusa", "SiLU o GELU in un'operazione sola (conserva il suo input)"),
+                       Option(RELU, "ReLU (conserva solo l'uscita: OPT, T5 1.0)"),
+                       Option(GELU_NEW, "GELU tanh scritta in Python (gelu_new: GPT-2, Flan-T5)")),
+              help="La gelu_new di Transformers conserva tre tensori intermedi in più per ogni valore dell'MLP;"
+                   " la ReLU uno in meno."),
         Field(id="attention", label="Implementazione dell'attenzione", default=FLASH, kind=Kind.CHOICE,
               group="Addestramento",
               options=(Option(FLASH, "FlashAttention / SDPA (statistiche O(s))"),
                        Option(EAGER, "Eager (conserva la matrice s × s)")),
               help="L'attenzione eager conserva i punteggi s × s di ogni testa; FlashAttention li ricalcola."),
+        Field(id="softmax_fp32", label="Softmax eager in fp32 (come Transformers)", default="on", kind=Kind.FLAG,
+              group="Addestramento",
+              help="Con l'attenzione eager Llama, Mistral, Qwen, Gemma e T5 calcolano la softmax in fp32 e la"
+                   " riconvertono: si conservano entrambe le copie dei punteggi. GPT-2 e i kernel fusi (Megatron)"
+                   " solo una."),
         Field(id="dropout", label="Dropout attivo", default="", kind=Kind.FLAG, group="Addestramento",
               help="Con il dropout si conservano anche le maschere (1 byte per valore)."),
         Field(id="checkpointing", label="Checkpointing delle attivazioni", default=NONE, kind=Kind.CHOICE,

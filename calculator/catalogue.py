@@ -82,6 +82,27 @@ class Architecture:
         return self.decoder_layers > 0
 
     @property
+    def norm_style(self) -> str:
+        """How the family's norms keep their input in transformers (the activation page's choice): LayerNorm is
+        one kernel; RMSNorm computes in fp32 (Gemma's keeps its output in fp32 too, T5's keeps the input)."""
+        if self.norm_bias:
+            return "fuso"
+        return {"Gemma": "gemma", "T5": "t5"}.get(self.family, "llama")
+
+    @property
+    def activation_impl(self) -> str:
+        """gelu_new, transformers' tanh GELU written out in Python, for GPT-2 and the gated T5s; ReLU for OPT and
+        the first T5s; else one fused op."""
+        if self.family == "GPT-2" or (self.family == "T5" and self.mlp == GATED):
+            return "gelu_new"
+        return "relu" if self.family in ("OPT", "T5") else "fusa"
+
+    @property
+    def softmax_fp32(self) -> bool:
+        """Whether transformers' eager attention of the family computes the softmax in fp32 and casts it back."""
+        return self.family not in ("GPT-2", "Whisper", "Falcon")
+
+    @property
     def moe(self) -> bool:
         return self.experts > 0
 
@@ -190,6 +211,10 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         "attention_layout": FUSED_QKV if entry.fused_qkv else SEPARATE, "mlp_layout": mlp_layout,
         "experts": str(entry.experts), "shared_intermediate_size": str(entry.shared_intermediate),
         "decoder_layers": str(entry.decoder_layers), "experts_per_token": str(entry.experts_per_token),
+        "norms": entry.norm_style, "activation_impl": entry.activation_impl,
+        "softmax_fp32": "on" if entry.softmax_fp32 else "", "qk_norm": "on" if entry.qk_norm else "",
+        "post_norms": "on" if entry.norms_per_layer == 4 else "",
+        "softcap": "on" if entry.family == "Gemma" and not entry.qk_norm else "",  # Gemma 2, not Gemma 3
         # What the encoder reads: Whisper's 1500 frames (30 s of audio); T5's n_positions, the input length it was
         # pre-trained with.
         "encoder_sequence": str(entry.encoder_positions or (T5_INPUT if entry.decoder_layers else 0)),

@@ -72,7 +72,7 @@ def test_table_2_for_the_papers_models(model: str, row: str) -> None:
         "layers": str(layers), "hidden_size": str(h), "attention_heads": str(a), "kv_heads": str(a),
         "head_dim": str(h // a), "intermediate_size": str(4 * h), "mlp": "plain", "vocab_size": "51200",
         "sequence_length": str(S), "micro_batch": "1", "precision": "fp16", "attention": EAGER, "dropout": "on",
-        "norm_fp32": "", "tensor_parallel": str(T), **SETTINGS[row],
+        "norms": "fuso", "softmax_fp32": "", "tensor_parallel": str(T), **SETTINGS[row],
     }
     shape = paper_shape(a, h, layers, tensor_parallel=t, sequence_parallel=values.get("sequence_parallel") == "on",
                         checkpointing=values.get("checkpointing", NONE))

@@ -27,7 +27,8 @@ def test_a_preset_then_the_links_fill_the_siblings(page: Page, server: Server) -
     form.locator('[name="attention"]').select_option("eager")
     form.locator('[name="micro_batch"]').fill("2")
     typed = {"layers": "36", "hidden_size": "4096", "attention_heads": "32", "kv_heads": "8", "head_dim": "128",
-             "intermediate_size": "12288", "vocab_size": "151936", "attention": "eager", "micro_batch": "2"}
+             "intermediate_size": "12288", "vocab_size": "151936", "qk_norm": "on", "attention": "eager",
+             "micro_batch": "2"}
     ours = answer(ACT, typed)
     expect(output(form, "per_sample_gb")).to_have_text(ours["per_sample_gb"])
     a, m = ours["per_sample_gb"].removesuffix(" GB"), ours["per_micro_batch_gb"].removesuffix(" GB")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -264,10 +265,8 @@ class Model(nn.Module):
         return F.cross_entropy(logits.view(-1, logits.shape[-1]), tokens.view(-1))
 
 
-def measure(case: Case) -> int:
-    """Bytes autograd keeps for backward: each storage once, the weights left out."""
-    torch.manual_seed(0)
-    model = Model(case).to(DTYPES[case.dtype]).train()
+def kept_for_backward(model: nn.Module, loss_of: Callable[[], torch.Tensor]) -> int:
+    """Bytes autograd keeps for the backward pass of ``loss_of()``: each storage once, the weights left out."""
     weights = {p.untyped_storage().data_ptr() for p in model.parameters()}
     kept: dict[int, int] = {}
 
@@ -277,12 +276,18 @@ def measure(case: Case) -> int:
             kept[storage.data_ptr()] = storage.nbytes()
         return tensor
 
-    tokens = torch.randint(0, case.vocab, (case.batch, case.sequence))
-    source = torch.randint(0, case.vocab, (case.batch, case.encoder_sequence)) if case.decoder_layers else None
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-        loss = model(tokens, source)
+        loss = loss_of()
     loss.backward()
     return sum(kept.values())
+
+
+def measure(case: Case) -> int:
+    torch.manual_seed(0)
+    model = Model(case).to(DTYPES[case.dtype]).train()
+    tokens = torch.randint(0, case.vocab, (case.batch, case.sequence))
+    source = torch.randint(0, case.vocab, (case.batch, case.encoder_sequence)) if case.decoder_layers else None
+    return kept_for_backward(model, lambda: model(tokens, source))
 
 
 def predicted(case: Case) -> int:

@@ -1,0 +1,97 @@
+"""Measure the activation memory of Transformers' own models, one small model per family of the catalogue.
+
+For each family (and each mixture-of-experts, shared-expert, q/k-norm or MLP variant) this shrinks a catalogue
+entry (2 layers, hidden size 256, 4 heads, its own key/value grouping, head size, norms, activation and biases),
+builds it with Transformers in bf16 with eager attention and no dropout, runs one forward pass with labels and
+counts the bytes autograd keeps for the backward pass (each storage once, the weights left out), as
+measure_activations.py does for its own layers. Beside each figure it prints the activation page's answer for
+the same shape, with the catalogue's choices for that family (norms, activation, fp32 softmax, soft-capping).
+``--json FILE`` records the figures for tests/test_transformers_activations.py.
+
+Not part of scripts/test: it needs PyTorch, Transformers and PEFT (see tools/measure_env.py).
+
+Usage: python3 tools/measure_transformers.py [--json tests/data/transformers_activations.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from tools.measure_env import bootstrap  # noqa: E402
+
+PINNED = ("transformers==4.57.1", "peft==0.17.1")
+try:
+    import torch
+    import transformers
+
+    from tools.measure_activations import kept_for_backward
+    from tools.peft_check import config_of
+except ImportError:
+    if __name__ == "__main__":
+        bootstrap(__file__, PINNED)
+    raise
+
+from calculator.catalogue import MODELS, Architecture  # noqa: E402
+from tools.transformers_shapes import BATCH, DECODER, ENCODER, page_bytes, tiny  # noqa: E402
+
+DROPOUTS = ("dropout", "attention_dropout", "hidden_dropout", "dropout_rate", "resid_pdrop", "embd_pdrop",
+            "attn_pdrop", "activation_dropout")
+
+
+def measure(entry: Architecture) -> int:
+    """Bytes autograd keeps for one training step's backward pass of the small model."""
+    config, auto = config_of(entry)
+    config._attn_implementation = "eager"
+    config.pad_token_id = config.decoder_start_token_id = 0
+    for name in DROPOUTS:
+        if hasattr(config, name):
+            setattr(config, name, 0.0)
+    torch.manual_seed(0)
+    model = auto.from_config(config).to(torch.bfloat16).train()
+    labels = torch.randint(0, entry.vocab, (BATCH, DECODER))
+    inputs: dict[str, Any] = {"labels": labels}
+    if entry.family == "Whisper":  # two frames per position: the encoder's convolution halves them
+        inputs["input_features"] = torch.randn(BATCH, entry.mel_bins, 2 * ENCODER, dtype=torch.bfloat16)
+    else:
+        inputs["input_ids"] = torch.randint(0, entry.vocab, (BATCH, ENCODER)) if entry.decoder_layers else labels
+    return kept_for_backward(model, lambda: model(**inputs).loss)
+
+
+def representatives() -> list[Architecture]:
+    """One catalogue entry per family and variant."""
+    seen, chosen = set(), []
+    for entry in MODELS:
+        key = (entry.family, entry.experts > 0, entry.shared_intermediate > 0, entry.mlp, entry.qk_norm)
+        if key not in seen:
+            seen.add(key)
+            chosen.append(entry)
+    return chosen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = parser.parse_args()
+    rows = []
+    print("| model (shrunk) | measured MB | page MB | difference |")
+    print("|---|---|---|---|")
+    for entry in representatives():
+        small = tiny(entry)
+        measured, estimated = measure(small), page_bytes(small)
+        rows.append({"model": entry.id, "measured": measured, "estimated": estimated})
+        print(f"| {entry.id} | {measured / 1e6:.3f} | {estimated / 1e6:.3f} |"
+              f" {(estimated - measured) / measured * 100:+.1f} % |")
+    print(f"\nTransformers {transformers.__version__}, PyTorch {torch.__version__}")
+    if args.json:
+        versions = {"transformers": transformers.__version__, "torch": torch.__version__}
+        args.json.write_text(json.dumps({**versions, "rows": rows}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""The small models of tools/measure_transformers.py, and the activation page's answer for each (no PyTorch).
+
+Shared by that script and tests/test_transformers_activations.py, which compares the page with the figures the
+script recorded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from calculator import CALCULATORS
+from calculator.catalogue import Architecture, field_texts
+from calculator.evaluate import evaluate
+
+BATCH, DECODER, ENCODER = 2, 128, 192  # samples, tokens (of the decoder) and an encoder–decoder's input positions
+
+
+def tiny(entry: Architecture) -> Architecture:
+    """The entry shrunk: 2 layers (and 2 decoder layers), hidden 256, 4 heads with its key/value grouping, an
+    explicit head size where the config sets one, experts and vocabulary small; every other feature kept."""
+    kv = 4 if entry.kv_heads == entry.heads else 1 if entry.kv_heads == 1 else 2
+    return replace(entry, layers=2, hidden=256, heads=4, kv_heads=kv, head_dim=64 if entry.head_dim else 0,
+                   intermediate=128 if entry.experts else 512, vocab=1024, experts=min(entry.experts, 8),
+                   experts_per_token=min(entry.experts_per_token, 2),
+                   expert_intermediate=128 if entry.experts else 0,
+                   shared_intermediate=256 if entry.shared_intermediate else 0,
+                   decoder_layers=2 if entry.decoder_layers else 0, positions=512 if entry.positions else 0,
+                   encoder_positions=ENCODER if entry.encoder_positions else 0,
+                   embed_proj=128 if entry.embed_proj else 0)
+
+
+def page_bytes(entry: Architecture) -> int:
+    """The activation page's bytes per micro-batch for the entry, eager attention, no dropout."""
+    calc = CALCULATORS["memoria-attivazioni"]
+    values = {**calc.defaults, **field_texts(entry), "sequence_length": str(DECODER), "micro_batch": str(BATCH),
+              "attention": "eager", "dropout": ""}
+    if entry.decoder_layers:
+        values["encoder_sequence"] = str(ENCODER)
+    evaluation = evaluate(calc, values)
+    if evaluation.errors:
+        raise ValueError(f"{entry.id}: {evaluation.errors}")
+    return int(evaluation.outputs["per_micro_batch_gb"] * 10**9)
