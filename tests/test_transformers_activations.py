@@ -22,7 +22,6 @@ from .conftest import ROOT
 RECORDED = json.loads((ROOT / "tests" / "data" / "transformers_activations.json").read_text())
 # Known gaps, as the page's shortfall against the measurement at this small size:
 KNOWN = {
-    "gpt2": 0.08,  # GPT-2's eager attention keeps its boolean causal masks (torch.where) and more views
     "whisper-small": 0.05,  # the convolutional front-end and its GELUs are not counted
     "falcon-7b": 0.11,  # one norm for a parallel attention and MLP, and Falcon's own attention code
     "bloom-560m": 0.17,  # ALiBi added with baddbmm, and BLOOM's own GELU

@@ -266,8 +266,9 @@ class Model(nn.Module):
 
 
 def kept_for_backward(model: nn.Module, loss_of: Callable[[], torch.Tensor]) -> int:
-    """Bytes autograd keeps for the backward pass of ``loss_of()``: each storage once, the weights left out."""
-    weights = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    """Bytes autograd keeps for the backward pass of ``loss_of()``: each storage once, the weights and the
+    model's buffers left out (GPT-2's causal-mask buffer, rotary frequencies: memory held with or without it)."""
+    weights = {p.untyped_storage().data_ptr() for p in (*model.parameters(), *model.buffers())}
     kept: dict[int, int] = {}
 
     def pack(tensor: torch.Tensor) -> torch.Tensor:
