@@ -32,6 +32,7 @@ MAX_SEQUENCE = 1_048_576
 
 # Components of the breakdown, in the order the bar shows them.
 COMPONENTS = {
+    "input": "Front-end audio dell'encoder",
     "norms": "Input delle normalizzazioni",
     "attention": "Proiezioni dell'attenzione (Q, K, V, input di QKV e di O)",
     "scores": "Punteggi, softmax e statistiche dell'attenzione",
@@ -74,6 +75,10 @@ class Shape:
     qk_norm: bool = False  # a norm on each query and key head (Qwen3, Gemma 3)
     post_norms: bool = False  # norms after attention and after the MLP too (Gemma 2 and 3)
     softcap: bool = False  # tanh soft-capping of the attention scores and of the logits (Gemma 2)
+    relative_positions: bool = False  # T5's relative-position buckets: int64 indices per query–key pair, per stack
+    mel_bins: int = 0  # a speech encoder's front-end: two convolutions over 2·s_enc frames of mel features (Whisper)
+    parallel_block: bool = False  # attention and MLP side by side on one norm's output (Falcon)
+    embed_norm: bool = False  # a norm right after the embeddings (BLOOM)
 
 
 def layer_terms(shape: Shape) -> dict[str, Decimal]:
@@ -88,12 +93,13 @@ def layer_terms(shape: Shape) -> dict[str, Decimal]:
     scores, attention = attention_bytes(shape, s, s)
     mlp_whole, mlp_part = mlp_bytes(shape)
     # The two norms before attention and MLP (and after them, in Gemma); a query/key norm keeps Q and K too.
-    norm_count = 4 if shape.post_norms else 2
+    norm_count = 1 if shape.parallel_block else 4 if shape.post_norms else 2
     qk = shape.heads * shape.head_dim + shape.kv_heads * shape.head_dim if shape.qk_norm else 0
     replicated = {  # without sequence parallelism every tensor-parallel rank keeps these whole
         "norms": Decimal(norm_count * norm_bytes(shape) * sbh),  # what the norms keep of their input
         "attention": Decimal(p * sbh),  # QKV's input (the first norm's output)
-        "mlp": Decimal(p * sbh) + mlp_whole,  # the MLP's input (the second norm's output), and a router's
+        # The MLP's input (the second norm's output; in a parallel block, the attention's), and a router's.
+        "mlp": Decimal(0 if shape.parallel_block else p * sbh) + mlp_whole,
         "masks": Decimal(2 * sbh if shape.dropout else 0),  # after attention and after the MLP, 1 byte each
     }
     divided = {"attention": attention, "scores": scores, "mlp": mlp_part,
@@ -215,13 +221,26 @@ def stack_terms(shape: Shape) -> list[tuple[int, dict[str, Decimal]]]:
 
 
 def model_terms(shape: Shape) -> dict[str, Decimal]:
-    """Kept once for an encoder–decoder model: the encoder's final norm keeps its input, and its output is the
-    input of every cross-attention's key and value projections."""
+    """Kept once for the model. An encoder–decoder's final encoder norm keeps its input, and its output is the
+    input of every cross-attention's key and value projections. T5 keeps its relative-position buckets, one
+    int64 per query–key pair of each stack. Whisper's front-end keeps the mel features (2·s_enc frames), the first
+    convolution's output and its GELU, and the second's output (2·mel·s_enc + 5·h·s_enc values)."""
+    terms: dict[str, Decimal] = {}
+    if shape.embed_norm:
+        split = shape.tensor_parallel if shape.sequence_parallel else 1
+        terms["norms"] = Decimal(norm_bytes(shape) * shape.sequence * shape.micro_batch * shape.hidden) / split
+    if shape.relative_positions:
+        pairs = shape.sequence ** 2 + (shape.encoder_sequence ** 2 if shape.decoder_layers else 0)
+        terms["scores"] = Decimal(8 * pairs)
     if not shape.decoder_layers:
-        return {}
-    rows = shape.encoder_sequence * shape.micro_batch * shape.hidden
+        return terms
+    source, b, h, p = shape.encoder_sequence, shape.micro_batch, shape.hidden, shape.precision
     split = shape.tensor_parallel if shape.sequence_parallel else 1
-    return {"norms": Decimal(norm_bytes(shape) * rows) / split, "attention": Decimal(shape.precision * rows) / split}
+    terms["norms"] = terms.get("norms", Decimal(0)) + Decimal(norm_bytes(shape) * source * b * h) / split
+    terms["attention"] = Decimal(p * source * b * h) / split
+    if shape.mel_bins:
+        terms["input"] = Decimal(p * b * source * (2 * shape.mel_bins + 5 * h))
+    return terms
 
 
 def estimate(shape: Shape) -> dict[str, Decimal]:
@@ -254,6 +273,8 @@ def shape_of(values: Values) -> Shape:
         softmax_fp32=values["softmax_fp32"] is True,
         activation_extra=ACTIVATION_EXTRA[str(values["activation_impl"])],
         qk_norm=values["qk_norm"] is True, post_norms=values["post_norms"] is True, softcap=values["softcap"] is True,
+        relative_positions=values["relative_positions"] is True, mel_bins=integer(values, "mel_bins"),
+        parallel_block=values["parallel_block"] is True, embed_norm=values["embed_norm"] is True,
         tensor_parallel=integer(values, "tensor_parallel"), sequence_parallel=values["sequence_parallel"] is True,
         checkpointing=str(values["checkpointing"]),
         experts=integer(values, "experts"), experts_per_token=integer(values, "experts_per_token"),
@@ -332,6 +353,9 @@ def check_encoder(values: Values) -> dict[str, str]:
     if source and not decoder:
         return {"encoder_sequence": "Lunghezza delle sequenze dell'encoder: vale solo per i modelli encoder–decoder;"
                                     " indica gli strati del decoder, o lascia 0."}
+    if integer(values, "mel_bins") and not decoder:
+        return {"mel_bins": "Bande mel: il front-end audio c'è solo negli encoder–decoder come Whisper; indica gli"
+                            " strati del decoder, o lascia 0."}
     return {}
 
 
@@ -389,6 +413,16 @@ CALCULATOR = Calculator(
               group="Modello", help="Gemma 2 e 3: quattro normalizzazioni per strato invece di due."),
         Field(id="softcap", label="Soft-capping di punteggi e logit", default="", kind=Kind.FLAG, group="Modello",
               help="Gemma 2 limita punteggi e logit con una tanh, che conserva la sua uscita."),
+        Field(id="parallel_block", label="Attenzione e MLP in parallelo (Falcon)", default="", kind=Kind.FLAG,
+              group="Modello", help="Una sola normalizzazione per strato, la cui uscita entra sia nell'attenzione"
+                                    " sia nell'MLP."),
+        Field(id="embed_norm", label="Normalizzazione dopo gli embedding (BLOOM)", default="", kind=Kind.FLAG,
+              group="Modello", help="Una normalizzazione in più, sugli embedding dei token."),
+        Field(id="relative_positions", label="Posizioni relative (T5)", default="", kind=Kind.FLAG, group="Modello",
+              help="T5 conserva l'indice della sua posizione relativa per ogni coppia di token: 8 byte ciascuno."),
+        _count("mel_bins", "Bande mel del front-end audio (Whisper)",
+               "num_mel_bins: l'encoder di Whisper legge 2 frame audio per posizione con due convoluzioni; 0 per"
+               " un modello di testo.", maximum=10_000),
         _count("experts", "Esperti per strato (MoE)", "num_local_experts o num_experts; 0 per un modello denso."),
         _count("experts_per_token", "Esperti attivi per token",
                "num_experts_per_tok (k): ogni token passa da k esperti, e ognuno conserva la sua parte."),

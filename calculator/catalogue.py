@@ -215,6 +215,10 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         "softmax_fp32": "on" if entry.softmax_fp32 else "", "qk_norm": "on" if entry.qk_norm else "",
         "post_norms": "on" if entry.norms_per_layer == 4 else "",
         "softcap": "on" if entry.family == "Gemma" and not entry.qk_norm else "",  # Gemma 2, not Gemma 3
+        "relative_positions": "on" if entry.relative_buckets else "", "mel_bins": str(entry.mel_bins),
+        "parallel_block": "on" if entry.norms_per_layer == 1 else "", "embed_norm": "on" if entry.embed_norm else "",
+        # T5 and Whisper compute the cross-entropy on the logits as they are; the causal models' loss upcasts them.
+        "loss_fp32": "" if entry.family in ("T5", "Whisper") else "on",
         # What the encoder reads: Whisper's 1500 frames (30 s of audio); T5's n_positions, the input length it was
         # pre-trained with.
         "encoder_sequence": str(entry.encoder_positions or (T5_INPUT if entry.decoder_layers else 0)),

@@ -157,6 +157,7 @@ def test_tensor_parallelism_never_adds_memory_per_gpu(shape: Shape, t: int, sequ
         ({"shared_intermediate_size": "1408"}, "shared_intermediate_size", "solo in un modello a esperti"),
         ({"decoder_layers": "24"}, "encoder_sequence", "serve anche questa"),
         ({"encoder_sequence": "512"}, "encoder_sequence", "solo per i modelli encoder–decoder"),
+        ({"mel_bins": "80"}, "mel_bins", "solo negli encoder–decoder come Whisper"),
     ],
 )
 def test_impossible_combinations_get_italian_messages(changes: dict[str, str], field: str, words: str) -> None:

@@ -80,7 +80,8 @@ def config_of(entry: Architecture) -> tuple[Any, Any]:
         return t.Phi3Config(**common), causal
     if family == "Falcon":
         return t.FalconConfig(vocab_size=vocab, hidden_size=h, num_hidden_layers=layers, num_attention_heads=heads,
-                              multi_query=True, parallel_attn=True, bias=False, new_decoder_architecture=False,
+                              ffn_hidden_size=entry.intermediate, multi_query=True, parallel_attn=True, bias=False,
+                              new_decoder_architecture=False,
                               tie_word_embeddings=entry.tied), causal
     if family == "GPT-2":
         return t.GPT2Config(vocab_size=vocab, n_embd=h, n_layer=layers, n_head=heads, n_positions=entry.positions,

@@ -12,6 +12,7 @@ from calculator import CALCULATORS
 from calculator.catalogue import Architecture, field_texts
 from calculator.evaluate import evaluate
 
+FOUR_H = ("BLOOM", "Falcon")  # their configs fix the MLP at 4 × hidden
 BATCH, DECODER, ENCODER = 2, 128, 192  # samples, tokens (of the decoder) and an encoder–decoder's input positions
 
 
@@ -20,7 +21,8 @@ def tiny(entry: Architecture) -> Architecture:
     explicit head size where the config sets one, experts and vocabulary small; every other feature kept."""
     kv = 4 if entry.kv_heads == entry.heads else 1 if entry.kv_heads == 1 else 2
     return replace(entry, layers=2, hidden=256, heads=4, kv_heads=kv, head_dim=64 if entry.head_dim else 0,
-                   intermediate=128 if entry.experts else 512, vocab=1024, experts=min(entry.experts, 8),
+                   intermediate=128 if entry.experts else 1024 if entry.family in FOUR_H else 512, vocab=1024,
+                   experts=min(entry.experts, 8),
                    experts_per_token=min(entry.experts_per_token, 2),
                    expert_intermediate=128 if entry.experts else 0,
                    shared_intermediate=256 if entry.shared_intermediate else 0,
