@@ -13,8 +13,32 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from .catalogue import GATED, PLAIN, preset
-from .model import Calculator, Feed, Field, Kind, Option, Outputs, Result, Values, integer, number, size_field
+from .catalogue import (
+    FUSED_ACTIVATION,
+    FUSED_NORM,
+    GATED,
+    GELU_NEW,
+    GEMMA_NORM,
+    LLAMA_NORM,
+    PLAIN,
+    RELU,
+    T5_NORM,
+    preset,
+)
+from .model import (
+    Calculator,
+    Feed,
+    Field,
+    Kind,
+    Option,
+    Outputs,
+    Result,
+    Values,
+    count_field,
+    integer,
+    number,
+    size_field,
+)
 from .numbers import format_integer
 from .svg import stacked_bar
 
@@ -24,10 +48,9 @@ GIB = Decimal(2**30)
 PRECISION = {"bf16": 2, "fp16": 2, "fp32": 4}
 EAGER, FLASH = "eager", "flash"
 NONE, SELECTIVE, FULL = "nessuno", "selettivo", "completo"
-LLAMA, GEMMA, T5, FUSED = "llama", "gemma", "t5", "fuso"  # how the norms keep their input
-GELU_NEW = "gelu_new"  # transformers' tanh GELU written out in Python (keeps tanh, x/2 and 1 + tanh)
-RELU = "relu"  # keeps its output only, which the next matrix keeps as its input anyway
-ACTIVATION_EXTRA = {"fusa": 0, GELU_NEW: 3, RELU: -1}
+# i-wide tensors an MLP activation keeps beyond a fused SiLU/GELU's: transformers' gelu_new, the tanh GELU written
+# out in Python, also keeps tanh, x/2 and 1 + tanh; ReLU keeps only its output, which the next matrix keeps anyway.
+ACTIVATION_EXTRA = {FUSED_ACTIVATION: 0, GELU_NEW: 3, RELU: -1}
 MAX_SEQUENCE = 1_048_576
 
 # Components of the breakdown, in the order the bar shows them.
@@ -60,7 +83,7 @@ class Shape:
     loss_precision: int  # bytes per logit kept for the cross-entropy
     flash: bool
     dropout: bool
-    norm_fp32: bool  # norms that compute in fp32 and keep an fp32 copy of their input (as transformers)
+    norm: str  # how the norms keep their input: a fused kernel, or computing in fp32 as transformers' (norm_bytes)
     tensor_parallel: int
     sequence_parallel: bool
     checkpointing: str
@@ -70,7 +93,6 @@ class Shape:
     decoder_layers: int = 0  # encoder–decoder: ``layers`` are the encoder's, ``sequence`` the decoder's
     encoder_sequence: int = 0
     softmax_fp32: bool = False  # eager attention's softmax computed in fp32, then cast back (as transformers)
-    norm_style: str = LLAMA  # with norm_fp32, what the norm keeps besides its fp32 input: see ``norm_bytes``
     activation_extra: int = 0  # i-wide tensors kept beyond a fused SiLU/GELU's (gelu_new: 3 more; ReLU: 1 fewer)
     qk_norm: bool = False  # a norm on each query and key head (Qwen3, Gemma 3)
     post_norms: bool = False  # norms after attention and after the MLP too (Gemma 2 and 3)
@@ -191,9 +213,7 @@ def norm_bytes(shape: Shape) -> int:
     weight, in the activations' precision (LlamaRMSNorm), in fp32 (GemmaRMSNorm), or with the input too
     (T5LayerNorm, which multiplies the input itself by the fp32 scale). Measured in tools/measure_activations.py."""
     p = shape.precision
-    if not shape.norm_fp32:
-        return p
-    return {LLAMA: 4 + p, GEMMA: 4 + 4, T5: 4 + 2 * p}[shape.norm_style]
+    return {FUSED_NORM: p, LLAMA_NORM: 4 + p, GEMMA_NORM: 4 + 4, T5_NORM: 4 + 2 * p}[shape.norm]
 
 
 def logits_bytes(shape: Shape) -> Decimal:
@@ -226,8 +246,8 @@ def model_terms(shape: Shape) -> dict[str, Decimal]:
     int64 per query–key pair of each stack. Whisper's front-end keeps the mel features (2·s_enc frames), the first
     convolution's output and its GELU, and the second's output (2·mel·s_enc + 5·h·s_enc values)."""
     terms: dict[str, Decimal] = {}
+    split = shape.tensor_parallel if shape.sequence_parallel else 1
     if shape.embed_norm:
-        split = shape.tensor_parallel if shape.sequence_parallel else 1
         terms["norms"] = Decimal(norm_bytes(shape) * shape.sequence * shape.micro_batch * shape.hidden) / split
     if shape.relative_positions:
         pairs = shape.sequence ** 2 + (shape.encoder_sequence ** 2 if shape.decoder_layers else 0)
@@ -235,7 +255,6 @@ def model_terms(shape: Shape) -> dict[str, Decimal]:
     if not shape.decoder_layers:
         return terms
     source, b, h, p = shape.encoder_sequence, shape.micro_batch, shape.hidden, shape.precision
-    split = shape.tensor_parallel if shape.sequence_parallel else 1
     terms["norms"] = terms.get("norms", Decimal(0)) + Decimal(norm_bytes(shape) * source * b * h) / split
     terms["attention"] = Decimal(p * source * b * h) / split
     if shape.mel_bins:
@@ -268,8 +287,7 @@ def shape_of(values: Values) -> Shape:
         sequence=integer(values, "sequence_length"), micro_batch=integer(values, "micro_batch"),
         precision=PRECISION[str(values["precision"])], loss_precision=4 if values["loss_fp32"] is True else
         PRECISION[str(values["precision"])],
-        flash=values["attention"] == FLASH, dropout=values["dropout"] is True, norm_fp32=values["norms"] != FUSED,
-        norm_style=str(values["norms"]) if values["norms"] != FUSED else LLAMA,
+        flash=values["attention"] == FLASH, dropout=values["dropout"] is True, norm=str(values["norms"]),
         softmax_fp32=values["softmax_fp32"] is True,
         activation_extra=ACTIVATION_EXTRA[str(values["activation_impl"])],
         qk_norm=values["qk_norm"] is True, post_norms=values["post_norms"] is True, softcap=values["softcap"] is True,
@@ -368,7 +386,7 @@ GPT3_175B = {
     "layers": "96", "hidden_size": "12288", "attention_heads": "96", "kv_heads": "96", "head_dim": "128",
     "intermediate_size": "49152", "mlp": PLAIN, "vocab_size": "51200", "sequence_length": "2048",
     "micro_batch": "1", "precision": "fp16", "attention": EAGER, "dropout": "on", "tensor_parallel": "8",
-    "norms": FUSED, "softmax_fp32": "",
+    "norms": FUSED_NORM, "softmax_fp32": "",
 }
 
 
@@ -378,9 +396,7 @@ def _size(field_id: str, label: str, default: str, help_text: str, maximum: int 
 
 def _count(field_id: str, label: str, help_text: str, group: str = "Modello", maximum: int = 1_000_000,
            unit: str = "") -> Field:
-    """A whole number that may be 0: no experts, no decoder."""
-    return Field(id=field_id, label=label, default="0", group=group, help=help_text, unit=unit,
-                 minimum=Decimal(0), maximum=Decimal(maximum))
+    return count_field(field_id, label, help_text, group, maximum, unit)
 
 
 CALCULATOR = Calculator(
@@ -445,15 +461,15 @@ CALCULATOR = Calculator(
               help="Byte di ogni valore conservato."),
         Field(id="loss_fp32", label="Logit in fp32 per la loss", default="on", kind=Kind.FLAG,
               group="Addestramento", help="Come fa Transformers, che converte i logit in fp32 prima della cross-entropy."),
-        Field(id="norms", label="Normalizzazioni", default=LLAMA, kind=Kind.CHOICE, group="Addestramento",
-              options=(Option(LLAMA, "In fp32, come LlamaRMSNorm (Llama, Mistral, Qwen, Phi)"),
-                       Option(GEMMA, "In fp32 anche l'uscita, come GemmaRMSNorm"),
-                       Option(T5, "In fp32 con l'input, come T5LayerNorm"),
-                       Option(FUSED, "Kernel fuso: solo l'input (LayerNorm, Megatron, Liger)")),
+        Field(id="norms", label="Normalizzazioni", default=LLAMA_NORM, kind=Kind.CHOICE, group="Addestramento",
+              options=(Option(LLAMA_NORM, "In fp32, come LlamaRMSNorm (Llama, Mistral, Qwen, Phi)"),
+                       Option(GEMMA_NORM, "In fp32 anche l'uscita, come GemmaRMSNorm"),
+                       Option(T5_NORM, "In fp32 con l'input, come T5LayerNorm"),
+                       Option(FUSED_NORM, "Kernel fuso: solo l'input (LayerNorm, Megatron, Liger)")),
               help="Quanto conserva ogni normalizzazione per valore: in bf16 6 byte (Llama), 8 (Gemma, T5) o 2."),
-        Field(id="activation_impl", label="Funzione di attivazione", default="fusa", kind=Kind.CHOICE,
+        Field(id="activation_impl", label="Funzione di attivazione", default=FUSED_ACTIVATION, kind=Kind.CHOICE,
               group="Addestramento",
-              options=(Option("fusa", "SiLU o GELU in un'operazione sola (conserva il suo input)"),
+              options=(Option(FUSED_ACTIVATION, "SiLU o GELU in un'operazione sola (conserva il suo input)"),
                        Option(RELU, "ReLU (conserva solo l'uscita: OPT, T5 1.0)"),
                        Option(GELU_NEW, "GELU tanh scritta in Python (gelu_new: GPT-2, Flan-T5)")),
               help="La gelu_new di Transformers conserva tre tensori intermedi in più per ogni valore dell'MLP;"

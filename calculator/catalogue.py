@@ -18,6 +18,9 @@ GATED = "gated"  # SwiGLU/GeGLU: gate_proj, up_proj, down_proj
 PLAIN = "plain"  # two matrices with GELU between them (GPT-2, GPT-3, OPT, BLOOM…)
 FUSED_GATE_UP = "gate_up"  # gated, with gate and up in one matrix (Phi-3's gate_up_proj)
 SEPARATE, FUSED_QKV = "separate", "fused"  # query, key and value in three matrices, or in one
+# How a family's norms keep their input, and its MLP activation, as the activation page counts them.
+LLAMA_NORM, GEMMA_NORM, T5_NORM, FUSED_NORM = "llama", "gemma", "t5", "fuso"
+FUSED_ACTIVATION, GELU_NEW, RELU = "fusa", "gelu_new", "relu"
 
 
 @dataclass(frozen=True)
@@ -86,16 +89,16 @@ class Architecture:
         """How the family's norms keep their input in transformers (the activation page's choice): LayerNorm is
         one kernel; RMSNorm computes in fp32 (Gemma's keeps its output in fp32 too, T5's keeps the input)."""
         if self.norm_bias:
-            return "fuso"
-        return {"Gemma": "gemma", "T5": "t5"}.get(self.family, "llama")
+            return FUSED_NORM
+        return {"Gemma": GEMMA_NORM, "T5": T5_NORM}.get(self.family, LLAMA_NORM)
 
     @property
     def activation_impl(self) -> str:
         """gelu_new, transformers' tanh GELU written out in Python, for GPT-2 and the gated T5s; ReLU for OPT and
         the first T5s; else one fused op."""
         if self.family == "GPT-2" or (self.family == "T5" and self.mlp == GATED):
-            return "gelu_new"
-        return "relu" if self.family in ("OPT", "T5") else "fusa"
+            return GELU_NEW
+        return RELU if self.family in ("OPT", "T5") else FUSED_ACTIVATION
 
     @property
     def softmax_fp32(self) -> bool:

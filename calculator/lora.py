@@ -42,6 +42,7 @@ from .model import (
     Preset,
     Result,
     Values,
+    count_field,
     integer,
     number,
     size_field,
@@ -258,9 +259,7 @@ def _size_field(field_id: str, label: str, default: str, help_text: str, maximum
 
 
 def _count_field(field_id: str, label: str, help_text: str, maximum: int = 1_000_000) -> Field:
-    """A whole number that may be 0 (no experts, no decoder)."""
-    return Field(id=field_id, label=label, default="0", group="Architettura", help=help_text,
-                 minimum=Decimal(0), maximum=Decimal(maximum))
+    return count_field(field_id, label, help_text, "Architettura", maximum)
 
 
 CALCULATOR = Calculator(

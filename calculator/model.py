@@ -69,6 +69,13 @@ def size_field(field_id: str, label: str, default: str, help_text: str, group: s
     return Field(id=field_id, label=label, default=default, group=group, help=help_text, maximum=Decimal(maximum))
 
 
+def count_field(field_id: str, label: str, help_text: str, group: str, maximum: int = 1_000_000,
+                unit: str = "") -> Field:
+    """A whole number that may be 0 (no experts, no decoder, no head), 0 by default."""
+    return Field(id=field_id, label=label, default="0", group=group, help=help_text, unit=unit,
+                 minimum=Decimal(0), maximum=Decimal(maximum))
+
+
 class Problem(Enum):
     """What is wrong with a field's value: data for the page and the tests, not only a message."""
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from calculator import CALCULATORS, respond
 from calculator.activations import EAGER, FULL, NONE, SELECTIVE, Shape, estimate, layer_terms
-from calculator.catalogue import MODELS
+from calculator.catalogue import FUSED_NORM, LLAMA_NORM, MODELS
 from calculator.numbers import format_decimal
 
 CALC = CALCULATORS["memoria-attivazioni"]
@@ -57,7 +57,7 @@ def paper_shape(a: int, h: int, layers: int, **changes: object) -> Shape:
     values: dict[str, object] = dict(
         layers=layers, hidden=h, heads=a, kv_heads=a, head_dim=h // a, intermediate=4 * h, gated=False,
         vocab=51200, sequence=S, micro_batch=1, precision=2, loss_precision=4, flash=False, dropout=True,
-        norm_fp32=False, tensor_parallel=T, sequence_parallel=False, checkpointing=NONE,
+        norm=FUSED_NORM, tensor_parallel=T, sequence_parallel=False, checkpointing=NONE,
     )
     values.update(changes)
     return Shape(**values)  # type: ignore[arg-type]
@@ -94,7 +94,7 @@ shapes = st.builds(
     lambda kv, groups, d, i, s, b, p, flash, dropout, gated, norm32: Shape(
         layers=2, hidden=kv * groups * d, heads=kv * groups, kv_heads=kv, head_dim=d, intermediate=i, gated=gated,
         vocab=1000, sequence=s, micro_batch=b, precision=p, loss_precision=4, flash=flash, dropout=dropout,
-        norm_fp32=norm32, tensor_parallel=1, sequence_parallel=False, checkpointing=NONE),
+        norm=LLAMA_NORM if norm32 else FUSED_NORM, tensor_parallel=1, sequence_parallel=False, checkpointing=NONE),
     st.sampled_from([1, 2, 4, 8]), st.sampled_from([1, 2, 4]), st.sampled_from([32, 64, 128]),
     st.integers(64, 20_000), st.integers(1, 8192), st.integers(1, 16), st.sampled_from([2, 4]),
     st.booleans(), st.booleans(), st.booleans(), st.booleans(),
@@ -202,8 +202,8 @@ def measured_shape(style: str, flash: bool, layers: int, h: int, heads: int, kv:
     gpt = style == "gpt"
     return Shape(layers=layers, hidden=h, heads=heads, kv_heads=kv, head_dim=h // heads, intermediate=i,
                  gated=not gpt, vocab=2048, sequence=s, micro_batch=b, precision=2, loss_precision=4, flash=flash,
-                 dropout=gpt, norm_fp32=not gpt, tensor_parallel=1, sequence_parallel=False, checkpointing=NONE,
-                 **extra)
+                 dropout=gpt, norm=FUSED_NORM if gpt else LLAMA_NORM, tensor_parallel=1, sequence_parallel=False,
+                 checkpointing=NONE, **extra)
 
 
 # The bytes PyTorch 2.13 (CPU) kept for backward in tools/measure_activations.py, as the README's table prints them
@@ -247,7 +247,7 @@ def test_an_encoder_decoder_written_out() -> None:
     a·s·s_enc), and the encoder's output and final norm kept once."""
     h, a, i, se, sd, p = 1024, 16, 2816, 512, 128, 2
     shape = measured_shape("llama", False, 24, h, a, a, i, sd, 1, decoder_layers=24, encoder_sequence=se)
-    shape = replace(shape, norm_fp32=False)
+    shape = replace(shape, norm=FUSED_NORM)
 
     def layer(s: int) -> int:  # Korthikanti's layer without dropout, gated MLP: norms 4, QKV/O, scores, MLP
         return p * s * h * 2 + p * s * h + 4 * p * s * h + p * a * s * s + p * s * h + 4 * p * s * i

@@ -36,6 +36,7 @@ except ImportError:
     raise
 
 from calculator.activations import EAGER, FLASH, NONE, Shape, estimate  # noqa: E402
+from calculator.catalogue import FUSED_NORM, LLAMA_NORM  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -64,9 +65,9 @@ class Case:
         return self.style == "gpt"
 
     @property
-    def norm_fp32(self) -> bool:
+    def norm(self) -> str:
         """Llama-style layers normalise as transformers' LlamaRMSNorm (in fp32); GPT-style ones with LayerNorm."""
-        return self.style == "llama"
+        return LLAMA_NORM if self.style == "llama" else FUSED_NORM
 
 
 CASES = (
@@ -297,7 +298,7 @@ def predicted(case: Case) -> int:
         head_dim=case.hidden // case.heads, intermediate=case.intermediate, gated=case.style == "llama",
         vocab=case.vocab, sequence=case.sequence, micro_batch=case.batch,
         precision=2 if case.dtype == "bf16" else 4, loss_precision=4, flash=case.attention == FLASH,
-        dropout=case.dropout, norm_fp32=case.norm_fp32, tensor_parallel=1, sequence_parallel=False,
+        dropout=case.dropout, norm=case.norm, tensor_parallel=1, sequence_parallel=False,
         checkpointing=NONE, experts=case.experts, experts_per_token=case.top_k, shared_intermediate=case.shared,
         decoder_layers=case.decoder_layers, encoder_sequence=case.encoder_sequence,
     )
