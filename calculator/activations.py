@@ -55,12 +55,12 @@ MAX_SEQUENCE = 1_048_576
 
 # Components of the breakdown, in the order the bar shows them.
 COMPONENTS = {
-    "input": "Front-end audio dell'encoder",
     "norms": "Input delle normalizzazioni",
     "attention": "Proiezioni dell'attenzione (Q, K, V, input di QKV e di O)",
     "scores": "Punteggi, softmax e statistiche dell'attenzione",
     "mlp": "MLP",
     "masks": "Maschere di dropout",
+    "input": "Front-end audio dell'encoder",
     "logits": "Logit e cross-entropy",
 }
 

@@ -12,6 +12,8 @@ from calculator import CALCULATORS, respond
 from calculator.model import Format
 from calculator.render import render
 
+from .conftest import ROOT
+
 NUMBER_TEXT = re.compile(r"^(—|-?\d{1,3}(\.\d{3})*(,\d+)?( %| [A-Za-z]+)?)$")  # "1.048.576", "0,75 GB", "—"
 values = st.one_of(
     st.text(max_size=30),
@@ -67,3 +69,14 @@ def test_hostile_defaults_are_escaped(calculator_id: str) -> None:
     html = render(calc, hostile)
     assert "<script>" not in html
     assert "&lt;script&gt;" in html or "&quot;&gt;" in html
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_every_chart_part_has_a_colour_in_both_themes(calculator_id: str) -> None:
+    """A part without a CSS colour paints black, invisible in the dark theme (the activation bar had three)."""
+    css = (ROOT / "docs" / "assets" / "stylesheets" / "calculators.css").read_text()
+    calc = CALCULATORS[calculator_id]
+    for example in calc.examples.values():
+        chart = str(respond({"calculator": calculator_id, "values": {**calc.defaults, **example}}).get("chart", ""))
+        for part in set(re.findall(r'class="(calc-part-\d+)"', chart)):
+            assert f"\n.{part} {{ fill:" in css and f'[data-md-color-scheme="slate"] .{part} {{ fill:' in css, part
