@@ -21,13 +21,13 @@ const { loadPyodide } = await import(engineDir + "pyodide.mjs");
 const pyodide = await loadPyodide({ indexURL: engineDir, lockFileURL: engineDir + lockName, _makeSnapshot: true });
 pyodide.FS.writeFile("/tmp/calculator.whl", readFileSync(engineDir + entry.file_name));
 pyodide.globals.set("wheel_sha256", entry.sha256);
-// calculator.warmup answers every kind of request, so that all the answers need is imported now.
+// calculator.form.warmup answers every kind of request, so that all the answers need is imported now.
 pyodide.runPython(`
 import site, zipfile
 zipfile.ZipFile("/tmp/calculator.whl").extractall(site.getsitepackages()[0])
-import calculator, calculator.warmup
+import calculator, calculator.form.warmup
 calculator._wheel_sha256 = wheel_sha256
-calculator.warmup.warm_up()
+calculator.form.warmup.warm_up()
 del wheel_sha256
 `);
 const snapshot = pyodide.makeMemorySnapshot();

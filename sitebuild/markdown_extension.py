@@ -32,9 +32,9 @@ from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
 
 from calculator import CALCULATORS, get
-from calculator.evaluate import Evaluation, evaluate
-from calculator.numbers import format_decimal
-from calculator.render import FEEDS_MARK, feed_links, render
+from calculator.form.evaluate import Evaluation, evaluate
+from calculator.form.numbers import format_decimal
+from calculator.form.render import FEEDS_MARK, feed_links, render
 
 from .engine import pyodide_version
 

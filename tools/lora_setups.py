@@ -1,6 +1,6 @@
 """The LoRA setups the PEFT cross-check runs, and the LoRA page's answer for each (no PyTorch needed).
 
-Shared by tools/peft_check.py, which counts them with Transformers and PEFT, and tests/test_peft_counts.py,
+Shared by tools/peft_check.py, which counts them with Transformers and PEFT, and tests/pages/test_peft_counts.py,
 which compares the page with the figures that script recorded.
 """
 
@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from calculator import CALCULATORS, respond
-from calculator.catalogue import Architecture, field_texts
-from calculator.lora import MODULES
+from calculator import CALCULATORS
+from calculator.form.evaluate import evaluate
+from calculator.form.model import number
+from calculator.llm.catalogue import Architecture
+from calculator.pages.lora import MODULES
+from calculator.pages.presets import field_texts
 
 
 def linear_modules(entry: Architecture) -> list[str]:
@@ -47,7 +50,7 @@ def page_count(entry: Architecture, case: dict[str, Any]) -> int:
     values = {**calc.defaults, **field_texts(entry), **{m: "" for m in MODULES},
               **{m: "on" for m in case["modules"]}, "rank": str(case["rank"]), "bias": case.get("bias", "none"),
               "use_dora": "on" if case.get("use_dora") else ""}
-    answer = respond({"calculator": calc.id, "values": values})
-    if answer["status"] != "ok":
-        raise ValueError(f"{entry.id} {case}: {answer['errors']}")
-    return int(str(answer["results"]["trainable_parameters"]).replace(".", ""))
+    evaluation = evaluate(calc, values)
+    if evaluation.status != "ok":
+        raise ValueError(f"{entry.id} {case}: {evaluation.errors}")
+    return int(number(evaluation.outputs, "trainable_parameters"))

@@ -1,4 +1,4 @@
-"""Measure the activation memory of small PyTorch models and compare it with calculator.activations.
+"""Measure the activation memory of small PyTorch models and compare it with calculator.pages.activations.
 
 Builds layers with the shapes the calculator describes (GPT-style: LayerNorm, GELU MLP,
 biases, dropout; Llama-style: RMSNorm, SwiGLU MLP, grouped-query attention, no dropout; mixtures of
@@ -35,8 +35,7 @@ except ImportError:
         bootstrap(__file__)
     raise
 
-from calculator.activations import EAGER, FLASH, NONE, Shape, estimate  # noqa: E402
-from calculator.catalogue import FUSED_NORM, LLAMA_NORM  # noqa: E402
+from calculator.llm.activation_memory import EAGER, FLASH, FUSED_NORM, LLAMA_NORM, NONE, Shape, estimate  # noqa: E402  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ builds it with Transformers in bf16 with eager attention and no dropout, runs on
 counts the bytes autograd keeps for the backward pass (each storage once, the weights left out), as
 measure_activations.py does for its own layers. Beside each figure it prints the activation page's answer for
 the same shape, with the catalogue's choices for that family (norms, activation, fp32 softmax, soft-capping).
-``--json FILE`` records the figures for tests/test_transformers_activations.py.
+``--json FILE`` records the figures for tests/llm/test_transformers_activations.py.
 
 Not part of scripts/test: it needs PyTorch, Transformers and PEFT (see tools/measure_env.py).
 
@@ -37,7 +37,7 @@ except ImportError:
         bootstrap(__file__, PINNED)
     raise
 
-from calculator.catalogue import MODELS, Architecture  # noqa: E402
+from calculator.llm.catalogue import MODELS, Architecture  # noqa: E402
 from tools.transformers_shapes import BATCH, DECODER, ENCODER, page_bytes, tiny  # noqa: E402
 
 DROPOUTS = ("dropout", "attention_dropout", "hidden_dropout", "dropout_rate", "resid_pdrop", "embd_pdrop",

@@ -1,12 +1,12 @@
 """Count the catalogue's models and their LoRA adapters with Transformers and PEFT themselves.
 
-For every model of ``calculator.catalogue`` this builds the Transformers model from a config with the entry's
+For every model of ``calculator.llm.catalogue`` this builds the Transformers model from a config with the entry's
 values (on PyTorch's meta device: no memory, no download), counts its parameters, then wraps it with PEFT's
 ``get_peft_model`` for a few LoRA setups (PEFT's default targets, every linear layer of each block, and the
 options the LoRA page offers: bias="lora_only"/"all", DoRA, the router) and reads
 ``get_nb_trainable_parameters()``. Each figure is printed beside the catalogue's count and the LoRA page's
 answer for the same setup, as a Markdown table; ``--json FILE`` also writes them, for
-``tests/test_peft_counts.py``.
+``tests/pages/test_peft_counts.py``.
 
 Not part of scripts/test: it needs PyTorch, Transformers and PEFT. Like measure_activations.py it makes
 ``.venv-measure/`` when they cannot be imported (torch from /opt/wheels, the pinned transformers and peft
@@ -40,7 +40,7 @@ except ImportError:
         bootstrap(__file__, PINNED)
     raise
 
-from calculator.catalogue import MODELS, Architecture  # noqa: E402
+from calculator.llm.catalogue import MODELS, Architecture  # noqa: E402
 from tools.lora_setups import page_count, setups  # noqa: E402
 
 warnings.filterwarnings("ignore")

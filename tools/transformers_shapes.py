@@ -1,6 +1,6 @@
 """The small models of tools/measure_transformers.py, and the activation page's answer for each (no PyTorch).
 
-Shared by that script and tests/test_transformers_activations.py, which compares the page with the figures the
+Shared by that script and tests/llm/test_transformers_activations.py, which compares the page with the figures the
 script recorded.
 """
 
@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from calculator import CALCULATORS
-from calculator.catalogue import Architecture, field_texts
-from calculator.evaluate import evaluate
+from calculator.form.evaluate import evaluate
+from calculator.llm.catalogue import Architecture
+from calculator.pages.presets import field_texts
 
 FOUR_H = ("BLOOM", "Falcon")  # their configs fix the MLP at 4 × hidden
 BATCH, DECODER, ENCODER = 2, 128, 192  # samples, tokens (of the decoder) and an encoder–decoder's input positions

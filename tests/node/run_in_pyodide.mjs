@@ -23,7 +23,7 @@ if (mode === "--snapshot") {
   pyodide = await loadPyodide(options);
   await pyodide.loadPackage("calculator", { messageCallback: () => {} });
 }
-const api = pyodide.pyimport("calculator.api");
+const api = pyodide.pyimport("calculator.form.api");
 const requests = JSON.parse(await readFile(requestsFile, "utf8"));
 const responses = requests.map((request) => JSON.parse(api.handle(JSON.stringify(request))));
 const version = pyodide.runPython("import sys; sys.version.split()[0]");

@@ -7,7 +7,7 @@ const pyodide = await loadPyodide({ indexURL: engine.href });
 const lock = await (await fetch(new URL("pyodide-lock.json", engine))).json();
 const wheel = await (await fetch(new URL(lock.packages.calculator.file_name, engine))).arrayBuffer();
 pyodide.unpackArchive(wheel, "wheel");
-const api = pyodide.pyimport("calculator.api");
+const api = pyodide.pyimport("calculator.form.api");
 const values = { micro_batch: "4", accumulation_steps: "8", data_parallel_gpus: "1", activation_per_sample_gb: "0,5" };
 const answer = JSON.parse(api.handle(JSON.stringify({ calculator: "accumulo-del-gradiente", values })));
 document.getElementById("effective_batch").textContent = answer.results.effective_batch;

@@ -1,6 +1,6 @@
 // Wires every calculator form on the page to the Python engine in a module worker.
 // It only moves strings (even its messages are in the page, rendered by Python):
-// field values go to calculator.api.handle, and the texts it answers are put back
+// field values go to calculator.form.api.handle, and the texts it answers are put back
 // into the elements marked data-output, data-error-for and data-message.
 //
 // Every rule (which mode applies, what a checkbox's text means, which unit a field shows, the text
@@ -83,7 +83,7 @@ function fail(message) {
   setEngineState("failed");
 }
 
-/** @returns {Promise<string>} the JSON response of calculator.api.handle */
+/** @returns {Promise<string>} the JSON response of calculator.form.api.handle */
 function compute(request) {
   return new Promise((resolve) => {
     const id = engine.nextId++;

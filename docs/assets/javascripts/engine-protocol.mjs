@@ -3,10 +3,10 @@
 //
 // page → worker
 //   {type: "start", version: string}               the engine's version: its files are in ../engine/<version>/
-//   {type: "compute", id: number, request: string} request = JSON for calculator.api.handle
+//   {type: "compute", id: number, request: string} request = JSON for calculator.form.api.handle
 // worker → page
 //   {type: "ready", boot: "snapshot" | "normal"}
-//   {type: "result", id: number, response: string} response = JSON from calculator.api.handle
+//   {type: "result", id: number, response: string} response = JSON from calculator.form.api.handle
 //   {type: "failed", reason: string}               the engine cannot answer (technical detail, English)
 //
 // The inline script that starts the worker early (engine-start.js) cannot import a module: it

@@ -1,5 +1,5 @@
 // Module worker that runs the Python calculator package in Pyodide.
-// It holds no formula and no field list: it passes strings to calculator.api.handle.
+// It holds no formula and no field list: it passes strings to calculator.form.api.handle.
 // Messages: engine-protocol.mjs. The first one names the engine's version (its directory).
 //
 // Start-up: restore the memory snapshot made at build time (calculator already
@@ -55,7 +55,7 @@ async function boot(engineDir) {
     stdout: () => {}, stderr: () => {},
   };
   try {
-    // A restored snapshot has imported all its answers need (calculator.warmup answered every kind of
+    // A restored snapshot has imported all its answers need (calculator.form.warmup answered every kind of
     // request before it was made): it starts with an empty standard library, the real one comes after.
     const pyodide = await loadPyodide({
       ...options, _loadSnapshot: files.snapshot, stdLibURL: new URL("python_stdlib.empty.zip", engineDir).href,
@@ -78,7 +78,7 @@ async function installStdlib(pyodide, engineDir) {
   pyodide.FS.writeFile(archive, new Uint8Array(await response.arrayBuffer()));
 }
 
-/** Whether calculator.api answered that a module was missing (the snapshot's library is still empty). */
+/** Whether calculator.form.api answered that a module was missing (the snapshot's library is still empty). */
 const missingModule = (response) => {
   try {
     return JSON.parse(response).reason === "missing_module";
@@ -102,7 +102,7 @@ const started = new Promise((resolve) => {
 
 const engine = started.then(async (engineDir) => {
   const { pyodide, boot: how } = await boot(engineDir);
-  const handle = pyodide.pyimport("calculator.api").handle;
+  const handle = pyodide.pyimport("calculator.form.api").handle;
   return { pyodide, engineDir, boot: how, handle: (request) => handle(request) };
 });
 engine.then(({ boot: how }) => self.postMessage(protocol.ready(how)), (error) => self.postMessage(protocol.failed(error)));
@@ -110,7 +110,7 @@ engine.then(({ boot: how }) => self.postMessage(protocol.ready(how)), (error) =>
 const stdlib = engine.then(({ pyodide, engineDir, boot: how }) => how === "snapshot" && installStdlib(pyodide, engineDir));
 stdlib.catch(() => {}); // then only an answer that needs it fails, and says so
 
-/** calculator.api.handle never raises; an answer that needed a missing module is retried once the library is in. */
+/** calculator.form.api.handle never raises; an answer that needed a missing module is retried once the library is in. */
 async function answer(handle, request) {
   const response = handle(request);
   if (!missingModule(response)) return response;

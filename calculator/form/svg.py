@@ -1,0 +1,58 @@
+"""Small SVG charts drawn from validated numbers, styled by the site's CSS.
+
+Colours come from CSS classes (``calc-part-<n>``), so a chart follows the
+light and dark themes; each chart has a title and a text description.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from html import escape
+
+from .numbers import format_decimal
+
+WIDTH = 600
+BAR_HEIGHT = 36
+LEGEND_ROW = 24
+
+
+def stacked_bar(title: str, parts: Sequence[tuple[str, Decimal]], unit: str) -> str:
+    """One horizontal bar split into labelled parts, with a legend below it."""
+    total = sum((value for _, value in parts), Decimal(0))
+    description = "; ".join(f"{label}: {format_decimal(value)} {unit}" for label, value in parts)
+    height = BAR_HEIGHT + 16 + LEGEND_ROW * len(parts)
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="calc-chart" viewBox="0 0 {WIDTH} {height}"'
+        f' role="img" aria-labelledby="calc-chart-title calc-chart-desc">',
+        f'<title id="calc-chart-title">{escape(title)}</title>',
+        f'<desc id="calc-chart-desc">{escape(description)}; totale {format_decimal(total)} {unit}</desc>',
+    ]
+    x = Decimal(0)
+    for index, (label, value) in enumerate(parts):
+        share = value / total * WIDTH if total > 0 else Decimal(0)
+        if share > 0:
+            out.append(
+                f'<rect class="calc-part-{index}" x="{_n(x)}" y="0" width="{_n(share)}" height="{BAR_HEIGHT}">'
+                f"<title>{escape(label)}: {escape(format_decimal(value))} {escape(unit)}</title></rect>"
+            )
+        x += share
+    for index, (label, value) in enumerate(parts):
+        y = BAR_HEIGHT + 16 + LEGEND_ROW * index
+        percent = format_decimal(value / total * 100) if total > 0 else "0"
+        out.append(
+            f'<rect class="calc-part-{index}" x="0" y="{y}" width="14" height="14"/>'
+            f'<text x="22" y="{y + 12}">{escape(label)}: {escape(format_decimal(value))} {escape(unit)}'
+            f" ({percent} %)</text>"
+        )
+    out.append("</svg>")
+    return "".join(out)
+
+
+def svg_number(value: Decimal) -> str:
+    """A coordinate with two decimals."""
+    return f"{value.quantize(Decimal('0.01')):f}"
+
+
+
+_n = svg_number

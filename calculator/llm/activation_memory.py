@@ -1,0 +1,272 @@
+"""Activation memory: the bytes a transformer keeps for the backward pass, by component, per GPU.
+
+Bytes kept for the backward pass by each decoder layer, term by term, after
+Korthikanti et al. 2022 (arXiv:2205.05198 §4): for a GPT-style layer in 16-bit
+with dropout, s·b·h·(34 + 5·a·s/h). The terms are written for any shape, so that
+grouped-query attention, gated MLPs, no dropout and FlashAttention follow from
+the same list (see ``layer_terms``); tensor and sequence parallelism and
+recomputation follow the paper's Table 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from .architectures import GATED, Architecture
+
+# How a family's norms keep their input, and its MLP activation (see ``norm_bytes`` and ``ACTIVATION_EXTRA``).
+LLAMA_NORM, GEMMA_NORM, T5_NORM, FUSED_NORM = "llama", "gemma", "t5", "fuso"
+FUSED_ACTIVATION, GELU_NEW, RELU = "fusa", "gelu_new", "relu"
+EAGER, FLASH = "eager", "flash"
+NONE, SELECTIVE, FULL = "nessuno", "selettivo", "completo"
+# i-wide tensors an MLP activation keeps beyond a fused SiLU/GELU's: transformers' gelu_new, the tanh GELU written
+# out in Python, also keeps tanh, x/2 and 1 + tanh; ReLU keeps only its output, which the next matrix keeps anyway.
+ACTIVATION_EXTRA = {FUSED_ACTIVATION: 0, GELU_NEW: 3, RELU: -1}
+MAX_SEQUENCE = 1_048_576
+
+# Components of the breakdown, in the order the page's bar shows them.
+COMPONENTS = ("norms", "attention", "scores", "mlp", "masks", "input", "logits")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the memory depends on: the model's shape and how it is trained."""
+
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate: int
+    gated: bool
+    vocab: int
+    sequence: int
+    micro_batch: int
+    precision: int  # bytes per activation element
+    loss_precision: int  # bytes per logit kept for the cross-entropy
+    flash: bool
+    dropout: bool
+    norm: str  # how the norms keep their input: a fused kernel, or computing in fp32 as transformers' (norm_bytes)
+    tensor_parallel: int
+    sequence_parallel: bool
+    checkpointing: str
+    experts: int = 0  # a mixture of experts: experts per layer (0: a dense MLP), intermediate = each expert's
+    experts_per_token: int = 0
+    shared_intermediate: int = 0  # a shared expert beside the routed ones, with its sigmoid gate (Qwen-MoE)
+    decoder_layers: int = 0  # encoder–decoder: ``layers`` are the encoder's, ``sequence`` the decoder's
+    encoder_sequence: int = 0
+    softmax_fp32: bool = False  # eager attention's softmax computed in fp32, then cast back (as transformers)
+    activation_extra: int = 0  # i-wide tensors kept beyond a fused SiLU/GELU's (gelu_new: 3 more; ReLU: 1 fewer)
+    qk_norm: bool = False  # a norm on each query and key head (Qwen3, Gemma 3)
+    post_norms: bool = False  # norms after attention and after the MLP too (Gemma 2 and 3)
+    softcap: bool = False  # tanh soft-capping of the attention scores and of the logits (Gemma 2)
+    relative_positions: bool = False  # T5's relative-position buckets: int64 indices per query–key pair, per stack
+    mel_bins: int = 0  # a speech encoder's front-end: two convolutions over 2·s_enc frames of mel features (Whisper)
+    parallel_block: bool = False  # attention and MLP side by side on one norm's output (Falcon)
+    embed_norm: bool = False  # a norm right after the embeddings (BLOOM)
+
+
+def layer_terms(shape: Shape) -> dict[str, Decimal]:
+    """Bytes one layer keeps for backward, by component, per GPU (Korthikanti et al. §4.1, generalised).
+
+    With h = heads · head_dim, kv_heads = heads, a plain MLP of 4h, 2-byte activations and dropout:
+    norms 4sbh, attention 10sbh, masks 2sbh + a·s²·b, scores 4·a·s²·b, MLP 16sbh: the paper's 34sbh + 5as²b.
+    A mixture of experts changes the MLP only (``mlp_bytes``).
+    """
+    s, b, h, p = shape.sequence, shape.micro_batch, shape.hidden, shape.precision
+    sbh = s * b * h
+    scores, attention = attention_bytes(shape, s, s)
+    mlp_whole, mlp_part = mlp_bytes(shape)
+    # The two norms before attention and MLP (and after them, in Gemma); a query/key norm keeps Q and K too.
+    norm_count = 1 if shape.parallel_block else 4 if shape.post_norms else 2
+    qk = shape.heads * shape.head_dim + shape.kv_heads * shape.head_dim if shape.qk_norm else 0
+    replicated = {  # without sequence parallelism every tensor-parallel rank keeps these whole
+        "norms": Decimal(norm_count * norm_bytes(shape) * sbh),  # what the norms keep of their input
+        "attention": Decimal(p * sbh),  # QKV's input (the first norm's output)
+        # The MLP's input (the second norm's output; in a parallel block, the attention's), and a router's.
+        "mlp": Decimal(0 if shape.parallel_block else p * sbh) + mlp_whole,
+        "masks": Decimal(2 * sbh if shape.dropout else 0),  # after attention and after the MLP, 1 byte each
+    }
+    divided = {"attention": attention, "scores": scores, "mlp": mlp_part,
+               "norms": Decimal(norm_bytes(shape) * s * b * qk)}
+    return _per_gpu(shape, replicated, divided, kept=Decimal(p * sbh))
+
+
+def attention_bytes(shape: Shape, queries: int, keys: int) -> tuple[Decimal, Decimal]:
+    """Scores and projections of one attention block: (scores, attention). ``queries`` and ``keys`` are the
+    sequence lengths the queries and the keys come from (equal but in cross-attention)."""
+    b, p = shape.micro_batch, shape.precision
+    q_width = shape.heads * shape.head_dim
+    # Eager attention repeats K and V to every query head before the product (as transformers' repeat_kv);
+    # FlashAttention reads the grouped K and V as they are.
+    kv_width = shape.kv_heads * shape.head_dim if shape.flash else q_width
+    # Q and the output (also out_proj's input) have one row per query, K and V one per key.
+    attention = Decimal(p * b * (2 * queries * q_width + 2 * keys * kv_width))
+    if shape.flash:
+        return Decimal(4 * queries * b * shape.heads), attention  # the softmax statistics, fp32 per row
+    heads_terms = queries * b * shape.heads * keys  # a·s²·b
+    scores = Decimal(p * heads_terms)  # softmax output
+    if shape.softmax_fp32 and p < 4:
+        scores += 4 * heads_terms  # the fp32 output the softmax keeps, besides its copy in the activations' precision
+    if shape.softcap:
+        scores += p * heads_terms  # the tanh of the capped scores
+    if shape.dropout:
+        scores += heads_terms + p * heads_terms  # its dropout mask, and its output (what multiplies V)
+    return scores, attention
+
+
+def mlp_bytes(shape: Shape) -> tuple[Decimal, Decimal]:
+    """What the MLP keeps besides its input: (kept whole by every tensor-parallel rank, divided among them).
+
+    Dense: the up (and gate) outputs and the activation, 2·i or 4·i values per token. A mixture of experts, as
+    transformers runs it (each expert gathers its tokens, and its weighted output is added back with index_add_):
+    per token and chosen expert a copy of the input, the expert's MLP (as a dense one), its output and the weighted
+    output (3·h + 4·i values when gated) and the routing weight; the router keeps its fp32 probabilities
+    (4·E bytes per token), the normalised top-k weights and the chosen indices (int64). A shared expert is a
+    dense gated MLP of its own, with its sigmoid gate and its gated output (4·i_shared + h + 1 values per token).
+    Measured in tools/measure_activations.py.
+    """
+    tokens, p = shape.sequence * shape.micro_batch, shape.precision
+    kept = (4 if shape.gated else 2) + shape.activation_extra  # i-wide tensors of one MLP
+    if not shape.experts:
+        return Decimal(0), Decimal(p * tokens * shape.intermediate * kept)
+    k, h = shape.experts_per_token, shape.hidden
+    routed = p * tokens * k * (3 * h + kept * shape.intermediate + 1)
+    shared = p * tokens * ((4 + shape.activation_extra) * shape.shared_intermediate + h + 1) \
+        if shape.shared_intermediate else 0
+    router = tokens * (4 * shape.experts + 28 * k + 4)
+    return Decimal(router), Decimal(routed + shared)
+
+
+def cross_attention_terms(shape: Shape) -> dict[str, Decimal]:
+    """What a decoder layer's cross-attention block adds: queries from the decoder's s tokens, keys and values
+    from the encoder's output (its s_enc rows are kept once for the whole model: ``model_terms``)."""
+    s, b, h, p = shape.sequence, shape.micro_batch, shape.hidden, shape.precision
+    sbh = s * b * h
+    scores, attention = attention_bytes(shape, s, shape.encoder_sequence)
+    replicated = {
+        "norms": Decimal(norm_bytes(shape) * sbh),  # the block's norm
+        "attention": Decimal(p * sbh),  # the query projection's input
+        "masks": Decimal(sbh if shape.dropout else 0),
+    }
+    return _per_gpu(shape, replicated, {"attention": attention, "scores": scores}, kept=Decimal(0))
+
+
+def _per_gpu(shape: Shape, replicated: dict[str, Decimal], divided: dict[str, Decimal],
+             kept: Decimal) -> dict[str, Decimal]:
+    """Split over t tensor-parallel ranks (what is replicated too, with sequence parallelism), then drop what
+    recomputation recomputes: selective, the eager scores; full, all but the block's input (``kept``)."""
+    t = shape.tensor_parallel
+    terms = {}
+    for key in ("norms", "attention", "scores", "mlp", "masks"):
+        whole = replicated.get(key, Decimal(0))
+        part = divided.get(key, Decimal(0))
+        terms[key] = (whole + part) / t if shape.sequence_parallel else whole + part / t
+    if shape.checkpointing == SELECTIVE:
+        terms["scores"] = Decimal(0) if not shape.flash else terms["scores"]
+    elif shape.checkpointing == FULL:
+        terms = {key: Decimal(0) for key in terms}
+        terms["norms"] = kept / (t if shape.sequence_parallel else 1)  # only the layer's input
+    return terms
+
+
+def norm_bytes(shape: Shape) -> int:
+    """Bytes a norm keeps per value of its input: the input itself (a fused kernel: LayerNorm, Megatron, Liger),
+    or, computing in fp32 as transformers does, an fp32 copy of it and then the normalised values before the
+    weight, in the activations' precision (LlamaRMSNorm), in fp32 (GemmaRMSNorm), or with the input too
+    (T5LayerNorm, which multiplies the input itself by the fp32 scale). Measured in tools/measure_activations.py."""
+    p = shape.precision
+    return {FUSED_NORM: p, LLAMA_NORM: 4 + p, GEMMA_NORM: 4 + 4, T5_NORM: 4 + 2 * p}[shape.norm]
+
+
+def logits_bytes(shape: Shape) -> Decimal:
+    """The model's output: the final norm's and the head's inputs, and the cross-entropy's input kept for
+    its backward, b·s·vocabulary logits (vocab-parallel over t)."""
+    s, b = shape.sequence, shape.micro_batch
+    head = Decimal((norm_bytes(shape) + shape.precision) * s * b * shape.hidden)
+    capped = shape.precision * s * b * shape.vocab if shape.softcap else 0  # the tanh of the capped logits
+    return head + Decimal(shape.loss_precision * s * b * shape.vocab + capped) / shape.tensor_parallel
+
+
+def encoder_shape(shape: Shape) -> Shape:
+    return replace(shape, sequence=shape.encoder_sequence)
+
+
+def stack_terms(shape: Shape) -> list[tuple[int, dict[str, Decimal]]]:
+    """(how many, terms of one) for each kind of layer: the decoder-only model's layers; or the encoder's
+    layers at s_enc and the decoder's, with their cross-attention, at s."""
+    if not shape.decoder_layers:
+        return [(shape.layers, layer_terms(shape))]
+    decoder = layer_terms(shape)
+    cross = cross_attention_terms(shape)
+    return [(shape.layers, layer_terms(encoder_shape(shape))),
+            (shape.decoder_layers, {key: decoder[key] + cross[key] for key in decoder})]
+
+
+def model_terms(shape: Shape) -> dict[str, Decimal]:
+    """Kept once for the model. An encoder–decoder's final encoder norm keeps its input, and its output is the
+    input of every cross-attention's key and value projections. T5 keeps its relative-position buckets, one
+    int64 per query–key pair of each stack. Whisper's front-end keeps the mel features (2·s_enc frames), the first
+    convolution's output and its GELU, and the second's output (2·mel·s_enc + 5·h·s_enc values)."""
+    terms: dict[str, Decimal] = {}
+    split = shape.tensor_parallel if shape.sequence_parallel else 1
+    if shape.embed_norm:
+        terms["norms"] = Decimal(norm_bytes(shape) * shape.sequence * shape.micro_batch * shape.hidden) / split
+    if shape.relative_positions:
+        pairs = shape.sequence ** 2 + (shape.encoder_sequence ** 2 if shape.decoder_layers else 0)
+        terms["scores"] = Decimal(8 * pairs)
+    if not shape.decoder_layers:
+        return terms
+    source, b, h, p = shape.encoder_sequence, shape.micro_batch, shape.hidden, shape.precision
+    terms["norms"] = terms.get("norms", Decimal(0)) + Decimal(norm_bytes(shape) * source * b * h) / split
+    terms["attention"] = Decimal(p * source * b * h) / split
+    if shape.mel_bins:
+        terms["input"] = Decimal(p * b * source * (2 * shape.mel_bins + 5 * h))
+    return terms
+
+
+def estimate(shape: Shape) -> dict[str, Decimal]:
+    """Bytes for the whole model per GPU, by component (layers × layer terms, plus the logits)."""
+    total = {key: Decimal(0) for key in COMPONENTS}
+    for count, terms in stack_terms(shape):
+        for key, value in terms.items():
+            total[key] += value * count
+    for key, value in model_terms(shape).items():
+        total[key] += value
+    total["logits"] = logits_bytes(shape)
+    return total
+
+
+def largest_layer(shape: Shape) -> Decimal:
+    return max(sum(terms.values(), Decimal(0)) for _, terms in stack_terms(shape))
+
+
+
+@dataclass(frozen=True)
+class Traits:
+    """How Transformers runs a family, where it changes what autograd keeps (measured by
+    tools/measure_transformers.py): the norms' kernel, the MLP activation, the eager softmax's precision,
+    Gemma 2's soft-capping and whether the loss upcasts the logits."""
+
+    norm: str
+    activation: str
+    softmax_fp32: bool
+    softcap: bool
+    loss_fp32: bool
+
+
+def traits(entry: Architecture) -> Traits:
+    """LayerNorm is one kernel; RMSNorm computes in fp32 (Gemma's keeps its output in fp32 too, T5's keeps the
+    input). gelu_new, the tanh GELU written out in Python, for GPT-2 and the gated T5s; ReLU for OPT and the first
+    T5s. GPT-2, Whisper and Falcon compute the eager softmax in the activations' precision. T5 and Whisper compute
+    the cross-entropy on the logits as they are."""
+    family = entry.family
+    norm = FUSED_NORM if entry.norm_bias else {"Gemma": GEMMA_NORM, "T5": T5_NORM}.get(family, LLAMA_NORM)
+    if family == "GPT-2" or (family == "T5" and entry.mlp == GATED):
+        activation = GELU_NEW
+    else:
+        activation = RELU if family in ("OPT", "T5") else FUSED_ACTIVATION
+    return Traits(norm=norm, activation=activation, softmax_fp32=family not in ("GPT-2", "Whisper", "Falcon"),
+                  softcap=family == "Gemma" and not entry.qk_norm,  # Gemma 2, not Gemma 3
+                  loss_fp32=family not in ("T5", "Whisper"))

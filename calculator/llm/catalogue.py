@@ -1,0 +1,177 @@
+"""The public models people train, as data: each model's ``config.json`` values, with their sources.
+
+Shared by every page that asks for a model's shape. Adding a model is one entry here (``pages`` tag it for the
+pages that offer it as a preset); tests check its count against the publisher's.
+"""
+
+from __future__ import annotations
+
+from .architectures import FUSED_GATE_UP, GATED, PLAIN, Architecture
+
+# Where the site offers a model as a preset (``Architecture.offered``); a page names the tag it shows.
+VRAM, ACTIVATIONS, LORA = "vram", "activations", "lora"
+
+__all__ = ["ACTIVATIONS", "FUSED_GATE_UP", "GATED", "LORA", "MODELS", "PLAIN", "VRAM", "Architecture", "model", "offered"]
+
+
+def model(model_id: str) -> Architecture:
+    """The catalogue's entry with this id; KeyError if there is none."""
+    for entry in MODELS:
+        if entry.id == model_id:
+            return entry
+    raise KeyError(model_id)
+
+
+
+def offered(tag: str) -> tuple[Architecture, ...]:
+    """The models a page offers as presets, in the catalogue's order."""
+    return tuple(entry for entry in MODELS if tag in entry.offered)
+
+
+def _hf(repo: str) -> str:
+    return f"https://huggingface.co/{repo}/blob/main/config.json"
+
+
+PEFT = "https://github.com/huggingface/peft/blob/5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40/"
+# bigscience/bloomz-7b1 printed by a notebook PEFT later removed (February 2023).
+PEFT_2023 = "https://github.com/huggingface/peft/blob/462b65fe4582b7f5c3b565f9913f81fa01dc30a5/"
+# LoRA notebooks of the self-llm tutorials, which print PEFT's line with "all params" (July 2026).
+SELF_LLM = "https://github.com/datawhalechina/self-llm/blob/0932a89b0fd8e7a9844874eceb8ec993d6570d78/"
+# "2851M total params, 32M largest layer params" and the memory it prints for the live model.
+DEEPSPEED_MEMORY = ("https://github.com/deepspeedai/DeepSpeed/blob/edaa7221267243c7be7fb49c5d5f5c4fb97b4641/"
+                    "docs/code-docs/source/memory.rst")
+
+
+MODELS: tuple[Architecture, ...] = (
+    # Llama
+    Architecture("llama-2-7b", "Llama 2 7B", 32, 4096, 11008, 32, 32, 32000, _hf("meta-llama/Llama-2-7b-hf"),
+                 "Llama", stated_parameters=6_738_415_616, offered=(LORA,)),
+    Architecture("llama-2-13b", "Llama 2 13B", 40, 5120, 13824, 40, 40, 32000, _hf("meta-llama/Llama-2-13b-hf"),
+                 "Llama", stated_parameters=13_015_864_320),
+    Architecture("llama-3.1-8b", "Llama 3.1 8B", 32, 4096, 14336, 32, 8, 128256, _hf("meta-llama/Llama-3.1-8B"),
+                 "Llama", stated_parameters=8_030_261_248,
+                 stated_source=SELF_LLM + "models/Llama3_1/04-LLaMA3_1-8B-Instruct%20Lora.ipynb",
+                 offered=(ACTIVATIONS, LORA, VRAM,)),
+    Architecture("llama-3.1-70b", "Llama 3.1 70B", 80, 8192, 28672, 64, 8, 128256, _hf("meta-llama/Llama-3.1-70B"),
+                 "Llama", stated_parameters=70_553_706_496, offered=(VRAM,)),
+    Architecture("llama-3.2-1b", "Llama 3.2 1B", 16, 2048, 8192, 32, 8, 128256, _hf("meta-llama/Llama-3.2-1B"),
+                 "Llama", head_dim=64, tied=True, stated_parameters=1_235_814_400,
+                 stated_source=PEFT + "docs/source/quicktour.md", offered=(ACTIVATIONS, LORA, VRAM,)),
+    Architecture("llama-3.2-3b", "Llama 3.2 3B", 28, 3072, 8192, 24, 8, 128256, _hf("meta-llama/Llama-3.2-3B"),
+                 "Llama", head_dim=128, tied=True, stated_parameters=3_212_749_824),
+    # Mistral
+    Architecture("mistral-7b", "Mistral 7B v0.1", 32, 4096, 14336, 32, 8, 32000, _hf("mistralai/Mistral-7B-v0.1"),
+                 "Mistral", stated_parameters=7_241_732_096, offered=(ACTIVATIONS, LORA, VRAM,)),
+    Architecture("mistral-nemo-12b", "Mistral NeMo 12B", 40, 5120, 14336, 32, 8, 131072,
+                 _hf("mistralai/Mistral-Nemo-Base-2407"), "Mistral", head_dim=128, stated_parameters=12_247_782_400,
+                 offered=(LORA, VRAM,)),
+    Architecture("mixtral-8x7b", "Mixtral 8x7B", 32, 4096, 14336, 32, 8, 32000, _hf("mistralai/Mixtral-8x7B-v0.1"),
+                 "Mistral", experts=8, experts_per_token=2, expert_intermediate=14336,
+                 stated_parameters=46_702_792_704, stated_source=PEFT + "examples/KappaTune/README.md",
+                 offered=(ACTIVATIONS, LORA, VRAM,)),
+    # Qwen
+    Architecture("qwen2.5-0.5b", "Qwen2.5 0.5B", 24, 896, 4864, 14, 2, 151936, _hf("Qwen/Qwen2.5-0.5B"),
+                 "Qwen", tied=True, qkv_bias=True, stated_parameters=494_032_768),
+    Architecture("qwen2.5-3b", "Qwen2.5 3B", 36, 2048, 11008, 16, 2, 151936, _hf("Qwen/Qwen2.5-3B-Instruct"),
+                 "Qwen", tied=True, qkv_bias=True, stated_parameters=3_085_938_688, stated_source=PEFT + "README.md",
+                 offered=(LORA,)),
+    Architecture("qwen2.5-7b", "Qwen2.5 7B", 28, 3584, 18944, 28, 4, 152064, _hf("Qwen/Qwen2.5-7B"),
+                 "Qwen", qkv_bias=True, stated_parameters=7_615_616_512,
+                 stated_source=SELF_LLM + "models/Qwen2.5/05-Qwen2.5-7B-Instruct%20Lora%20.ipynb",
+                 offered=(ACTIVATIONS, LORA, VRAM,)),
+    Architecture("qwen3-8b", "Qwen3 8B", 36, 4096, 12288, 32, 8, 151936, _hf("Qwen/Qwen3-8B"),
+                 "Qwen", head_dim=128, qk_norm=True, stated_parameters=8_190_735_360,
+                 stated_source=SELF_LLM + "models/Qwen3/05-Qwen3-8B-LoRA.ipynb", offered=(ACTIVATIONS, LORA,)),
+    Architecture("qwen1.5-moe-a2.7b", "Qwen1.5-MoE-A2.7B", 24, 2048, 5632, 16, 16, 151936,
+                 _hf("Qwen/Qwen1.5-MoE-A2.7B"), "Qwen", qkv_bias=True, experts=60, experts_per_token=4,
+                 expert_intermediate=1408, shared_intermediate=5632, shared_gate=True,
+                 stated_parameters=14_315_784_192, offered=(ACTIVATIONS, LORA,)),
+    Architecture("qwen3-30b-a3b", "Qwen3 30B-A3B", 48, 2048, 6144, 32, 4, 151936, _hf("Qwen/Qwen3-30B-A3B"),
+                 "Qwen", head_dim=128, qk_norm=True, experts=128, experts_per_token=8, expert_intermediate=768,
+                 stated_parameters=30_532_122_624, stated_source=SELF_LLM + "models/Qwen3/"
+                 "06-Qwen3-30B-A3B%20%E5%BE%AE%E8%B0%83%E5%8F%8A%20SwanLab%20%E5%8F%AF%E8%A7%86%E5%8C%96%E8%AE%B0%E5%BD%95.ipynb",
+                 offered=(ACTIVATIONS, LORA,)),
+    # Gemma
+    Architecture("gemma-2-2b", "Gemma 2 2B", 26, 2304, 9216, 8, 4, 256000, _hf("google/gemma-2-2b"),
+                 "Gemma", head_dim=256, tied=True, norms_per_layer=4, stated_parameters=2_614_341_888,
+                 offered=(ACTIVATIONS, LORA,)),
+    Architecture("gemma-2-9b", "Gemma 2 9B", 42, 3584, 14336, 16, 8, 256000, _hf("google/gemma-2-9b"),
+                 "Gemma", head_dim=256, tied=True, norms_per_layer=4, stated_parameters=9_241_705_984,
+                 stated_source=SELF_LLM + "models/Gemma2/04-Gemma-2-9b-it%20peft%20lora%E5%BE%AE%E8%B0%83.ipynb"),
+    Architecture("gemma-3-1b", "Gemma 3 1B", 26, 1152, 6912, 4, 1, 262144, _hf("google/gemma-3-1b-pt"),
+                 "Gemma", head_dim=256, tied=True, qk_norm=True, norms_per_layer=4, stated_parameters=999_885_952),
+    # Phi: query, key and value in one matrix, and gate and up in another
+    Architecture("phi-3-mini", "Phi-3 mini 4k", 32, 3072, 8192, 32, 32, 32064,
+                 _hf("microsoft/Phi-3-mini-4k-instruct"), "Phi", fused_qkv="qkv_proj", fused_gate_up="gate_up_proj",
+                 stated_parameters=3_821_079_552,
+                 stated_source=SELF_LLM + "models/phi-3/Phi-3-mini-4k-Instruct-Lora.ipynb", offered=(LORA,)),
+    Architecture("phi-4", "Phi-4 (14B)", 40, 5120, 17920, 40, 10, 100352, _hf("microsoft/phi-4"),
+                 "Phi", fused_qkv="qkv_proj", fused_gate_up="gate_up_proj", stated_parameters=14_659_507_200,
+                 stated_source=SELF_LLM + "models/phi4/04-Phi-4-Lora.ipynb", offered=(LORA, VRAM,)),
+    # Falcon: multi-query attention fused in query_key_value, attention and MLP in parallel after one norm
+    Architecture("falcon-7b", "Falcon 7B", 32, 4544, 18176, 71, 1, 65024, _hf("tiiuae/falcon-7b"),
+                 "Falcon", mlp=PLAIN, tied=True, norm_bias=True, norms_per_layer=1, fused_qkv="query_key_value",
+                 stated_parameters=6_921_720_704, offered=(LORA,)),
+    # GPT-2: Conv1D layers, query/key/value fused in c_attn
+    Architecture("gpt2", "GPT-2 (124M)", 12, 768, 3072, 12, 12, 50257, _hf("openai-community/gpt2"),
+                 "GPT-2", mlp=PLAIN, tied=True, bias=True, norm_bias=True, positions=1024, fused_qkv="c_attn",
+                 stated_parameters=124_439_808, offered=(ACTIVATIONS,)),
+    Architecture("gpt2-medium", "GPT-2 Medium", 24, 1024, 4096, 16, 16, 50257, _hf("openai-community/gpt2-medium"),
+                 "GPT-2", mlp=PLAIN, tied=True, bias=True, norm_bias=True, positions=1024, fused_qkv="c_attn",
+                 stated_parameters=354_823_168),
+    Architecture("gpt2-large", "GPT-2 Large", 36, 1280, 5120, 20, 20, 50257, _hf("openai-community/gpt2-large"),
+                 "GPT-2", mlp=PLAIN, tied=True, bias=True, norm_bias=True, positions=1024, fused_qkv="c_attn",
+                 stated_parameters=774_030_080, stated_source=PEFT + "src/peft/peft_model.py", offered=(LORA,)),
+    Architecture("gpt2-xl", "GPT-2 XL", 48, 1600, 6400, 25, 25, 50257, _hf("openai-community/gpt2-xl"),
+                 "GPT-2", mlp=PLAIN, tied=True, bias=True, norm_bias=True, positions=1024, fused_qkv="c_attn",
+                 stated_parameters=1_557_611_200),
+    # OPT: learned positions (offset by 2), LayerNorm and biases everywhere
+    Architecture("opt-125m", "OPT 125M", 12, 768, 3072, 12, 12, 50272, _hf("facebook/opt-125m"),
+                 "OPT", mlp=PLAIN, tied=True, bias=True, norm_bias=True, positions=2050, stated_parameters=125_239_296),
+    Architecture("opt-350m", "OPT 350M", 24, 1024, 4096, 16, 16, 50272, _hf("facebook/opt-350m"),
+                 "OPT", mlp=PLAIN, tied=True, bias=True, norm_bias=True, positions=2050, embed_proj=512,
+                 final_norm=False, stated_parameters=331_196_416,
+                 stated_source=PEFT + "docs/source/guides/peft_model_config.md", offered=(LORA,)),
+    Architecture("opt-6.7b", "OPT 6.7B", 32, 4096, 16384, 32, 32, 50272, _hf("facebook/opt-6.7b"),
+                 "OPT", mlp=PLAIN, tied=True, bias=True, norm_bias=True, positions=2050,
+                 stated_parameters=6_658_473_984,
+                 stated_source=PEFT + "examples/int8_training/Finetune_opt_bnb_peft.ipynb"),
+    # BLOOM: ALiBi (no position table), a norm after the embeddings, query_key_value fused
+    Architecture("bloom-560m", "BLOOM 560M", 24, 1024, 4096, 16, 16, 250880, _hf("bigscience/bloom-560m"),
+                 "BLOOM", mlp=PLAIN, tied=True, bias=True, norm_bias=True, embed_norm=True,
+                 fused_qkv="query_key_value", stated_parameters=559_214_592,
+                 stated_source=PEFT + "docs/source/package_reference/prompt_tuning.md", offered=(LORA,)),
+    Architecture("bloom-7b1", "BLOOM 7B1 (e BLOOMZ)", 30, 4096, 16384, 32, 32, 250880, _hf("bigscience/bloom-7b1"),
+                 "BLOOM", mlp=PLAIN, tied=True, bias=True, norm_bias=True, embed_norm=True,
+                 fused_qkv="query_key_value", stated_parameters=7_069_016_064,
+                 stated_source=PEFT_2023 + "examples/causal_language_modeling/"
+                                           "peft_lora_clm_accelerate_big_model_inference.ipynb"),
+    # T5: encoder–decoder, relative attention bias; v1.1 and Flan-T5/mT5 have a gated MLP and untied head
+    Architecture("t5-large", "T5 Large", 24, 1024, 4096, 16, 16, 32128, _hf("google-t5/t5-large"),
+                 "T5", head_dim=64, mlp=PLAIN, tied=True, decoder_layers=24, relative_buckets=32,
+                 stated_parameters=737_668_096,
+                 stated_source=PEFT + "examples/conditional_generation/peft_prompt_tuning_seq2seq.ipynb", offered=(VRAM,)),
+    Architecture("t5-3b", "T5 3B", 24, 1024, 16384, 32, 32, 32128, _hf("google-t5/t5-3b"),
+                 "T5", head_dim=128, mlp=PLAIN, tied=True, decoder_layers=24, relative_buckets=32,
+                 stated_parameters=2_851_598_336, stated_source=DEEPSPEED_MEMORY),
+    Architecture("flan-t5-base", "Flan-T5 Base", 12, 768, 2048, 12, 12, 32128, _hf("google/flan-t5-base"),
+                 "T5", head_dim=64, decoder_layers=12, relative_buckets=32, stated_parameters=247_577_856),
+    Architecture("flan-t5-large", "Flan-T5 Large", 24, 1024, 2816, 16, 16, 32128, _hf("google/flan-t5-large"),
+                 "T5", head_dim=64, decoder_layers=24, relative_buckets=32, stated_parameters=783_150_080,
+                 stated_source=PEFT + "examples/int8_training/Finetune_flan_t5_large_bnb_peft.ipynb",
+                 offered=(ACTIVATIONS, LORA,)),
+    Architecture("mt0-large", "mT0 Large", 24, 1024, 2816, 16, 16, 250112, _hf("bigscience/mt0-large"),
+                 "T5", head_dim=64, decoder_layers=24, relative_buckets=32, stated_parameters=1_229_581_312,
+                 stated_source=PEFT + "examples/conditional_generation/peft_ia3_seq2seq.ipynb"),
+    # Whisper (speech, offered=(LORA,)): a convolutional front-end over log-mel features, encoder–decoder, no bias on k_proj
+    Architecture("whisper-small", "Whisper small", 12, 768, 3072, 12, 12, 51865, _hf("openai/whisper-small"),
+                 "Whisper", mlp=PLAIN, tied=True, bias=True, k_bias=False, norm_bias=True, positions=448,
+                 encoder_positions=1500, mel_bins=80, decoder_layers=12, stated_parameters=241_734_912,
+                 offered=(ACTIVATIONS,)),
+    Architecture("whisper-large-v2", "Whisper large-v2", 32, 1280, 5120, 20, 20, 51865,
+                 _hf("openai/whisper-large-v2"), "Whisper", mlp=PLAIN, tied=True, bias=True, k_bias=False,
+                 norm_bias=True, positions=448, encoder_positions=1500, mel_bins=80, decoder_layers=32,
+                 stated_parameters=1_543_304_960,
+                 stated_source=PEFT + "examples/int8_training/peft_bnb_whisper_large_v2_training.ipynb",
+                 offered=(LORA,)),
+)

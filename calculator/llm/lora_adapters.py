@@ -1,0 +1,131 @@
+"""LoRA's trainable parameters, counted as PEFT counts them, from a plain description of the model and the setup.
+
+Each adapted matrix W of shape d_out × d_in gains two factors, B (d_out × r) and A (r × d_in): r·(d_in + d_out)
+trainable parameters (Hu et al., arXiv:2106.09685 §4.1). The attention projections are sized from the head
+dimension: q_proj maps the hidden size to heads · head_dim, k_proj and v_proj to kv_heads · head_dim, o_proj back.
+What PEFT adapts per architecture (fused projections, experts, encoder–decoders, embeddings, DoRA, heads in
+``modules_to_save``, ``bias="lora_only"``/``"all"``) is told in the LoRA page's module docstring.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ATTENTION = ("q_proj", "k_proj", "v_proj", "qkv_proj", "o_proj")
+MLP = ("gate_proj", "up_proj", "gate_up_proj", "down_proj", "router")
+EXTRA = ("embed_tokens", "lm_head")
+MODULES = (*ATTENTION, *MLP, *EXTRA)
+LINEAR = (*ATTENTION, *MLP)  # DoRA gives these a magnitude vector
+QKV = frozenset({"q_proj", "k_proj", "v_proj", "qkv_proj"})
+MLP_MATRICES = frozenset({"gate_proj", "up_proj", "gate_up_proj", "down_proj"})
+# Which linear layers of a model carry a bias, and which biases PEFT trains (LoraConfig's bias).
+NO_BIAS, QKV_BIAS, ALL_BIAS, ALL_BUT_K_BIAS = "none", "qkv", "all", "all_but_k"
+TRAIN_NONE, TRAIN_LORA_ONLY, TRAIN_ALL = "none", "lora_only", "all"
+# Classification heads in modules_to_save, by layout.
+LINEAR_HEAD, LINEAR_BIAS_HEAD, DENSE_PROJ_HEAD = "linear", "linear_bias", "dense_proj"
+
+
+@dataclass(frozen=True)
+class LoraSetup:
+    """A model's shape (an expert's MLP size for a mixture of experts) and what LoRA adapts in it."""
+
+    layers: int
+    hidden: int
+    intermediate: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    rank: int
+    targets: frozenset[str]
+    dora: bool = False
+    decoder_layers: int = 0
+    experts: int = 0
+    shared_intermediate: int = 0
+    linear_bias: str = NO_BIAS
+    train_bias: str = TRAIN_NONE
+    model_biases: int = 0  # every bias of the model (for bias="all")
+    num_labels: int = 0
+    head_layout: str = LINEAR_HEAD
+
+
+def shapes(hidden: int, intermediate: int, heads: int, kv_heads: int, head_dim: int) -> dict[str, tuple[int, int]]:
+    """(d_in, d_out) of each adaptable matrix of a layer (an expert's MLP, for a mixture of experts)."""
+    q_dim, kv_dim = heads * head_dim, kv_heads * head_dim
+    return {
+        "q_proj": (hidden, q_dim),
+        "k_proj": (hidden, kv_dim),
+        "v_proj": (hidden, kv_dim),
+        "qkv_proj": (hidden, q_dim + 2 * kv_dim),
+        "o_proj": (q_dim, hidden),
+        "gate_proj": (hidden, intermediate),
+        "up_proj": (hidden, intermediate),
+        "gate_up_proj": (hidden, 2 * intermediate),
+        "down_proj": (intermediate, hidden),
+    }
+
+
+def adapter(rank: int, d_in: int, d_out: int, dora: bool) -> int:
+    return rank * (d_in + d_out) + (d_out if dora else 0)
+
+
+def _table(setup: LoraSetup, size: int) -> dict[str, tuple[int, int]]:
+    return shapes(setup.hidden, size, setup.heads, setup.kv_heads, setup.head_dim)
+
+
+def _over_layers(setup: LoraSetup, attention: int, mlp: int) -> int:
+    """Decoder-only: ``layers`` blocks. Encoder–decoder: the encoder's, then the decoder's with cross-attention."""
+    return setup.layers * (attention + mlp) + setup.decoder_layers * (2 * attention + mlp)
+
+
+def adapters(setup: LoraSetup) -> int:
+    """Trainable parameters of the adapters (and DoRA's magnitudes), over every layer that has the targets."""
+    rank, dora, chosen = setup.rank, setup.dora, setup.targets
+
+    def matrices(size: int, names: frozenset[str]) -> int:
+        table = _table(setup, size)
+        return sum(adapter(rank, *table[name], dora) for name in names)
+
+    attention = matrices(setup.intermediate, chosen & frozenset(ATTENTION))
+    mlp_names = chosen & MLP_MATRICES
+    mlp = matrices(setup.intermediate, mlp_names) * max(setup.experts, 1)
+    if setup.experts:
+        mlp += matrices(setup.shared_intermediate, mlp_names) if setup.shared_intermediate else 0
+        mlp += adapter(rank, setup.hidden, setup.experts, dora) if "router" in chosen else 0
+    total = _over_layers(setup, attention, mlp)
+    return total + rank * (setup.vocab + setup.hidden) * len(chosen & frozenset(EXTRA))
+
+
+def trained_biases(setup: LoraSetup) -> int:
+    """Biases PEFT makes trainable: none, those of the adapted layers, or every bias of the model."""
+    mode, where = setup.train_bias, setup.linear_bias
+    if mode == TRAIN_ALL:
+        return setup.model_biases
+    if mode != TRAIN_LORA_ONLY or where == NO_BIAS:
+        return 0
+    chosen = (setup.targets & frozenset(LINEAR)) - {"router"}
+    with_bias = chosen & QKV if where == QKV_BIAS else chosen - ({"k_proj"} if where == ALL_BUT_K_BIAS else set())
+    table = _table(setup, setup.intermediate)
+    attention = sum(table[name][1] for name in with_bias if name in ATTENTION)
+    if "qkv_proj" in with_bias and where == ALL_BUT_K_BIAS:
+        attention -= setup.kv_heads * setup.head_dim
+    mlp = sum(table[name][1] for name in with_bias if name not in ATTENTION) * max(setup.experts, 1)
+    return _over_layers(setup, attention, mlp)
+
+
+def head(setup: LoraSetup) -> int:
+    """Parameters of the classification head in modules_to_save (0 without one)."""
+    labels, hidden = setup.num_labels, setup.hidden
+    if not labels:
+        return 0
+    if setup.head_layout == LINEAR_HEAD:
+        return hidden * labels
+    if setup.head_layout == LINEAR_BIAS_HEAD:
+        return hidden * labels + labels
+    return hidden * hidden + hidden + hidden * labels + labels
+
+
+def trainable(setup: LoraSetup) -> tuple[int, int]:
+    """(new parameters: the adapters and the head's trained copy; all trainable, with the model's own biases)."""
+    added = adapters(setup) + head(setup)
+    return added, added + trained_biases(setup)

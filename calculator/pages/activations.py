@@ -1,0 +1,309 @@
+"""Calcolatore della memoria delle attivazioni: where the A of the accumulation page comes from.
+
+The page adapter of ``llm.activation_memory``: the form's values parsed once into a ``Shape``, the estimate by
+component, the combinations that cannot exist, the chart and the declaration.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from ..form.model import Calculator, Feed, Field, Kind, Option, Outputs, Result, Values, integer, number
+from ..form.numbers import format_integer
+from ..form.svg import stacked_bar
+from ..llm.activation_memory import (
+    ACTIVATION_EXTRA,
+    EAGER,
+    FLASH,
+    FULL,
+    FUSED_ACTIVATION,
+    FUSED_NORM,
+    GELU_NEW,
+    GEMMA_NORM,
+    LLAMA_NORM,
+    MAX_SEQUENCE,
+    NONE,
+    RELU,
+    SELECTIVE,
+    T5_NORM,
+    Shape,
+    estimate,
+    largest_layer,
+)
+from ..llm.architectures import GATED, PLAIN
+from ..llm.catalogue import ACTIVATIONS, model
+from ..llm.units import BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_MB, BYTES_PER_VALUE
+from .model_fields import count_field, shape_field
+from .presets import preset, presets_for
+
+# Components of the breakdown, in the order the bar shows them.
+COMPONENTS = {
+    "norms": "Input delle normalizzazioni",
+    "attention": "Proiezioni dell'attenzione (Q, K, V, input di QKV e di O)",
+    "scores": "Punteggi, softmax e statistiche dell'attenzione",
+    "mlp": "MLP",
+    "masks": "Maschere di dropout",
+    "input": "Front-end audio dell'encoder",
+    "logits": "Logit e cross-entropy",
+}
+
+
+def shape_of(values: Values) -> Shape:
+    return Shape(
+        layers=integer(values, "layers"), hidden=integer(values, "hidden_size"),
+        heads=integer(values, "attention_heads"), kv_heads=integer(values, "kv_heads"),
+        head_dim=integer(values, "head_dim"), intermediate=integer(values, "intermediate_size"),
+        gated=values["mlp"] == GATED, vocab=integer(values, "vocab_size"),
+        sequence=integer(values, "sequence_length"), micro_batch=integer(values, "micro_batch"),
+        precision=BYTES_PER_VALUE[str(values["precision"])], loss_precision=4 if values["loss_fp32"] is True else
+        BYTES_PER_VALUE[str(values["precision"])],
+        flash=values["attention"] == FLASH, dropout=values["dropout"] is True, norm=str(values["norms"]),
+        softmax_fp32=values["softmax_fp32"] is True,
+        activation_extra=ACTIVATION_EXTRA[str(values["activation_impl"])],
+        qk_norm=values["qk_norm"] is True, post_norms=values["post_norms"] is True, softcap=values["softcap"] is True,
+        relative_positions=values["relative_positions"] is True, mel_bins=integer(values, "mel_bins"),
+        parallel_block=values["parallel_block"] is True, embed_norm=values["embed_norm"] is True,
+        tensor_parallel=integer(values, "tensor_parallel"), sequence_parallel=values["sequence_parallel"] is True,
+        checkpointing=str(values["checkpointing"]),
+        experts=integer(values, "experts"), experts_per_token=integer(values, "experts_per_token"),
+        shared_intermediate=integer(values, "shared_intermediate_size"),
+        decoder_layers=integer(values, "decoder_layers"), encoder_sequence=integer(values, "encoder_sequence"),
+    )
+
+
+def compute(values: Values) -> Outputs:
+    """Activations per sample (A), per micro-batch (M = b·A), per layer, and by component."""
+    shape = shape_of(values)
+    parts = estimate(shape)
+    total = sum(parts.values(), Decimal(0))
+    per_layer = largest_layer(shape)
+    b = shape.micro_batch
+    return {
+        "per_sample_gb": total / b / BYTES_PER_GB,
+        "per_micro_batch_gb": total / BYTES_PER_GB,
+        "per_micro_batch_gib": total / BYTES_PER_GIB,
+        "per_layer_mb": per_layer / BYTES_PER_MB,
+        "layers_gb": (total - parts["logits"]) / BYTES_PER_GB,
+        "logits_gb": parts["logits"] / BYTES_PER_GB,
+        **{f"part_{key}_gb": value / BYTES_PER_GB for key, value in parts.items()},
+    }
+
+
+def check(values: Values) -> dict[str, str]:
+    """Shapes that cannot exist, and splits tensor parallelism cannot make."""
+    errors: dict[str, str] = {}
+    heads, kv_heads, t = (integer(values, k) for k in ("attention_heads", "kv_heads", "tensor_parallel"))
+    if kv_heads > heads or heads % kv_heads:
+        errors["kv_heads"] = "Teste chiave/valore: devono dividere esattamente le teste di attenzione."
+    if heads % t:
+        errors["tensor_parallel"] = (
+            f"Parallelismo tensoriale: {format_integer(t)} GPU non dividono le {format_integer(heads)} teste di"
+            " attenzione (ogni GPU deve avere lo stesso numero di teste)."
+        )
+    elif kv_heads % t and t % kv_heads:
+        errors["tensor_parallel"] = (
+            f"Parallelismo tensoriale: {format_integer(t)} GPU e {format_integer(kv_heads)} teste chiave/valore"
+            " non si dividono esattamente né in un verso né nell'altro."
+        )
+    if any(integer(values, key) % t for key in ("hidden_size", "intermediate_size", "shared_intermediate_size")):
+        errors.setdefault("tensor_parallel", "Parallelismo tensoriale: deve dividere la dimensione nascosta e quella"
+                                             " intermedia.")
+    errors.update(check_experts(values))
+    errors.update(check_encoder(values))
+    return errors
+
+
+def check_experts(values: Values) -> dict[str, str]:
+    experts, chosen = integer(values, "experts"), integer(values, "experts_per_token")
+    if not experts:
+        errors = {}
+        if chosen:
+            errors["experts_per_token"] = ("Esperti attivi per token: servono gli esperti per strato (MoE); per un"
+                                           " modello denso lascia 0.")
+        if integer(values, "shared_intermediate_size"):
+            errors["shared_intermediate_size"] = ("Esperto condiviso: c'è solo in un modello a esperti; indica gli"
+                                                  " esperti per strato, o lascia 0.")
+        return errors
+    if not chosen:
+        return {"experts_per_token": f"Esperti attivi per token: con {format_integer(experts)} esperti per strato"
+                                     " ne serve almeno 1 (num_experts_per_tok)."}
+    if chosen > experts:
+        return {"experts_per_token": "Esperti attivi per token: non possono essere più degli esperti per strato"
+                                     f" ({format_integer(experts)})."}
+    return {}
+
+
+def check_encoder(values: Values) -> dict[str, str]:
+    decoder, source = integer(values, "decoder_layers"), integer(values, "encoder_sequence")
+    if decoder and not source:
+        return {"encoder_sequence": "Lunghezza delle sequenze dell'encoder: con gli strati del decoder serve anche"
+                                    " questa (i token, o i frame audio, che l'encoder legge)."}
+    if source and not decoder:
+        return {"encoder_sequence": "Lunghezza delle sequenze dell'encoder: vale solo per i modelli encoder–decoder;"
+                                    " indica gli strati del decoder, o lascia 0."}
+    if integer(values, "mel_bins") and not decoder:
+        return {"mel_bins": "Bande mel: il front-end audio c'è solo negli encoder–decoder come Whisper; indica gli"
+                            " strati del decoder, o lascia 0."}
+    return {}
+
+
+def chart(values: Values, outputs: Outputs) -> str:
+    parts = [(label, number(outputs, f"part_{key}_gb")) for key, label in COMPONENTS.items()]
+    return stacked_bar("Attivazioni per micro-batch e per GPU, per componente", parts, "GB")
+
+
+GPT3_175B = {
+    "layers": "96", "hidden_size": "12288", "attention_heads": "96", "kv_heads": "96", "head_dim": "128",
+    "intermediate_size": "49152", "mlp": PLAIN, "vocab_size": "51200", "sequence_length": "2048",
+    "micro_batch": "1", "precision": "fp16", "attention": EAGER, "dropout": "on", "tensor_parallel": "8",
+    "norms": FUSED_NORM, "softmax_fp32": "",
+}
+
+
+DEFAULT_MODEL = model("llama-3.1-8b")
+
+
+def _shape(field_id: str, help_text: str = "") -> Field:
+    return shape_field(field_id, "Modello", DEFAULT_MODEL, help_text)
+
+
+def _count(field_id: str, label: str, help_text: str, group: str = "Modello", maximum: int = 1_000_000,
+           unit: str = "") -> Field:
+    return count_field(field_id, label, help_text, group, maximum, unit)
+
+
+CALCULATOR = Calculator(
+    id="memoria-attivazioni",
+    order=15,
+    title="Calcolatore della memoria delle attivazioni",
+    summary=(
+        "Stima la memoria delle attivazioni che un modello linguistico conserva per il passaggio all'indietro:"
+        " per campione, per micro-batch e per strato, con attenzione eager o FlashAttention, checkpointing e"
+        " parallelismo tensoriale."
+    ),
+    fields=(
+        *(_shape(key) for key in ("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim",
+                                  "intermediate_size")),
+        Field(id="mlp", label="Tipo di MLP", default=GATED, kind=Kind.CHOICE, group="Modello",
+              options=(Option(GATED, "Con gate (SwiGLU/GeGLU, tre matrici)"),
+                       Option(PLAIN, "Semplice (GELU, due matrici)")),
+              help="Llama, Mistral, Qwen e Gemma usano l'MLP con gate; GPT-2, GPT-3, OPT e BLOOM quello semplice."),
+        _shape("vocab_size", "Decide la memoria dei logit."),
+        Field(id="qk_norm", label="Normalizzazione di query e key", default="", kind=Kind.FLAG, group="Modello",
+              help="Qwen3 e Gemma 3 normalizzano ogni testa di query e key: quelle norme conservano Q e K."),
+        Field(id="post_norms", label="Normalizzazioni anche dopo attenzione e MLP", default="", kind=Kind.FLAG,
+              group="Modello", help="Gemma 2 e 3: quattro normalizzazioni per strato invece di due."),
+        Field(id="softcap", label="Soft-capping di punteggi e logit", default="", kind=Kind.FLAG, group="Modello",
+              help="Gemma 2 limita punteggi e logit con una tanh, che conserva la sua uscita."),
+        Field(id="parallel_block", label="Attenzione e MLP in parallelo (Falcon)", default="", kind=Kind.FLAG,
+              group="Modello", help="Una sola normalizzazione per strato, la cui uscita entra sia nell'attenzione"
+                                    " sia nell'MLP."),
+        Field(id="embed_norm", label="Normalizzazione dopo gli embedding (BLOOM)", default="", kind=Kind.FLAG,
+              group="Modello", help="Una normalizzazione in più, sugli embedding dei token."),
+        Field(id="relative_positions", label="Posizioni relative (T5)", default="", kind=Kind.FLAG, group="Modello",
+              help="T5 conserva l'indice della sua posizione relativa per ogni coppia di token: 8 byte ciascuno."),
+        _count("mel_bins", "Bande mel del front-end audio (Whisper)",
+               "num_mel_bins: l'encoder di Whisper legge 2 frame audio per posizione con due convoluzioni; 0 per"
+               " un modello di testo.", maximum=10_000),
+        *(_shape(key) for key in ("experts", "experts_per_token", "shared_intermediate_size", "decoder_layers")),
+        Field(id="sequence_length", label="Lunghezza delle sequenze", default="4096", unit="token",
+              group="Addestramento", maximum=Decimal(MAX_SEQUENCE), example="4096",
+              help="Token di ogni campione (s); in un modello encoder–decoder, quelli del decoder."),
+        _count("encoder_sequence", "Lunghezza delle sequenze dell'encoder",
+               "Solo encoder–decoder: i token (T5) o i frame audio (Whisper: 1500 per 30 s) che l'encoder legge.",
+               group="Addestramento", maximum=MAX_SEQUENCE, unit="token"),
+        Field(id="micro_batch", label="Micro-batch", default="1", unit="campioni", group="Addestramento",
+              maximum=Decimal(100_000), help="Campioni per GPU in un passaggio in avanti (b)."),
+        Field(id="precision", label="Precisione delle attivazioni", default="bf16", kind=Kind.CHOICE,
+              group="Addestramento", options=(Option("bf16", "bf16 (2 byte)"), Option("fp16", "fp16 (2 byte)"),
+                                             Option("fp32", "fp32 (4 byte)")),
+              help="Byte di ogni valore conservato."),
+        Field(id="loss_fp32", label="Logit in fp32 per la loss", default="on", kind=Kind.FLAG,
+              group="Addestramento", help="Come fa Transformers, che converte i logit in fp32 prima della cross-entropy."),
+        Field(id="norms", label="Normalizzazioni", default=LLAMA_NORM, kind=Kind.CHOICE, group="Addestramento",
+              options=(Option(LLAMA_NORM, "In fp32, come LlamaRMSNorm (Llama, Mistral, Qwen, Phi)"),
+                       Option(GEMMA_NORM, "In fp32 anche l'uscita, come GemmaRMSNorm"),
+                       Option(T5_NORM, "In fp32 con l'input, come T5LayerNorm"),
+                       Option(FUSED_NORM, "Kernel fuso: solo l'input (LayerNorm, Megatron, Liger)")),
+              help="Quanto conserva ogni normalizzazione per valore: in bf16 6 byte (Llama), 8 (Gemma, T5) o 2."),
+        Field(id="activation_impl", label="Funzione di attivazione", default=FUSED_ACTIVATION, kind=Kind.CHOICE,
+              group="Addestramento",
+              options=(Option(FUSED_ACTIVATION, "SiLU o GELU in un'operazione sola (conserva il suo input)"),
+                       Option(RELU, "ReLU (conserva solo l'uscita: OPT, T5 1.0)"),
+                       Option(GELU_NEW, "GELU tanh scritta in Python (gelu_new: GPT-2, Flan-T5)")),
+              help="La gelu_new di Transformers conserva tre tensori intermedi in più per ogni valore dell'MLP;"
+                   " la ReLU uno in meno."),
+        Field(id="attention", label="Implementazione dell'attenzione", default=FLASH, kind=Kind.CHOICE,
+              group="Addestramento",
+              options=(Option(FLASH, "FlashAttention / SDPA (statistiche O(s))"),
+                       Option(EAGER, "Eager (conserva la matrice s × s)")),
+              help="L'attenzione eager conserva i punteggi s × s di ogni testa; FlashAttention li ricalcola."),
+        Field(id="softmax_fp32", label="Softmax eager in fp32 (come Transformers)", default="on", kind=Kind.FLAG,
+              group="Addestramento",
+              help="Con l'attenzione eager Llama, Mistral, Qwen, Gemma e T5 calcolano la softmax in fp32 e la"
+                   " riconvertono: si conservano entrambe le copie dei punteggi. GPT-2 e i kernel fusi (Megatron)"
+                   " solo una."),
+        Field(id="dropout", label="Dropout attivo", default="", kind=Kind.FLAG, group="Addestramento",
+              help="Con il dropout si conservano anche le maschere (1 byte per valore)."),
+        Field(id="checkpointing", label="Checkpointing delle attivazioni", default=NONE, kind=Kind.CHOICE,
+              group="Risparmio di memoria",
+              options=(Option(NONE, "Nessuno"), Option(SELECTIVE, "Selettivo (ricalcola l'attenzione)"),
+                       Option(FULL, "Completo (conserva solo l'input di ogni strato)")),
+              help="Korthikanti et al. 2022: il selettivo ricalcola solo i punteggi dell'attenzione."),
+        Field(id="tensor_parallel", label="Parallelismo tensoriale", default="1", unit="GPU",
+              group="Risparmio di memoria", maximum=Decimal(1024),
+              help="GPU tra cui si dividono le matrici di ogni strato (t)."),
+        Field(id="sequence_parallel", label="Parallelismo di sequenza", default="", kind=Kind.FLAG,
+              group="Risparmio di memoria", help="Divide per t anche le normalizzazioni e il dropout."),
+    ),
+    results=(
+        Result("per_sample_gb", "Attivazioni per campione (A)", "GB",
+               help="Da inserire nel calcolatore della memoria con accumulo del gradiente."),
+        Result("per_micro_batch_gb", "Attivazioni per micro-batch e per GPU", "GB",
+               help="M = b · A: da inserire nel calcolatore della VRAM."),
+        Result("per_micro_batch_gib", "Le stesse in GiB", "GiB", primary=False),
+        Result("per_layer_mb", "Per strato, per micro-batch", "MB", primary=False,
+               help="In un encoder–decoder, il più grande tra uno strato dell'encoder e uno del decoder (con la"
+                    " cross-attention)."),
+        Result("layers_gb", "Tutti gli strati", "GB", primary=False),
+        Result("logits_gb", "Logit e cross-entropy", "GB", primary=False,
+               help="b · s · vocabolario valori (più gli input della normalizzazione finale e della testa):"
+                    " grande con vocabolari da 128k–256k token."),
+        # The breakdown of the bar, in words too (the logits are the result above).
+        *(Result(f"part_{key}_gb", label, "GB", primary=False) for key, label in COMPONENTS.items() if key != "logits"),
+    ),
+    compute=compute,
+    check=check,
+    chart=chart,
+    feeds=(
+        Feed("accumulo", "accumulo-del-gradiente", "Calcolatore della memoria con accumulo del gradiente, con A",
+             {"activation_per_sample_gb": "per_sample_gb", "micro_batch": "micro_batch",
+              "sequence_length": "sequence_length"}, {"activation_unit": "GB", "mode": "diretto"}),
+        Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con la memoria delle attivazioni per GPU",
+             {"activation_gb": "per_micro_batch_gb"}),
+    ),
+    presets=presets_for(ACTIVATIONS),
+    examples={
+        "predefinito": {},
+        "eager": {"attention": EAGER},
+        "eager_doppio": {"attention": EAGER, "sequence_length": "8192"},
+        "flash_doppio": {"sequence_length": "8192"},
+        "selettivo": {"attention": EAGER, "checkpointing": SELECTIVE},
+        "completo": {"checkpointing": FULL},
+        "micro_batch_4": {"micro_batch": "4"},
+        "fp16_logit": {"loss_fp32": ""},
+        # Mixtral 8x7B and Mistral 7B: the same attention, experts or one dense MLP of the same size.
+        "mixtral": dict(preset("mixtral-8x7b").values),
+        "mistral": dict(preset("mistral-7b").values),
+        # Flan-T5 Large as Transformers trains it: eager attention (T5 has no SDPA path), dropout 0,1, targets of 128
+        # tokens for inputs of 512.
+        "flan_t5": {**preset("flan-t5-large").values, "sequence_length": "128", "attention": EAGER, "dropout": "on"},
+        # GPT-3 175B as Korthikanti et al. train it (Table 3): h = 12288, a = 96, L = 96, s = 2048, t = 8.
+        **{name: {**GPT3_175B, **extra} for name, extra in {
+            "gpt3": {},
+            "gpt3_sp": {"sequence_parallel": "on"},
+            "gpt3_selettivo": {"checkpointing": SELECTIVE},
+            "gpt3_sp_selettivo": {"sequence_parallel": "on", "checkpointing": SELECTIVE},
+        }.items()},
+    },
+)

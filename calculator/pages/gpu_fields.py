@@ -1,0 +1,42 @@
+"""The GPU fields, written once: the card's memory with a preset per catalogue GPU, the framework's reserve, and the
+verdict both memory pages show."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from ..form.model import Field, Kind, Preset
+from ..form.numbers import format_decimal, format_field
+from ..llm.gpus import GPU_DEFAULT, GPUS
+
+GPU_GROUP = "Compila con una GPU:"
+
+
+def gpu_memory_field(modes: tuple[str, ...] = ()) -> Field:
+    return Field(
+        id="gpu_memory_gb", label="Memoria della GPU", default=format_field(GPU_DEFAULT.memory_gb),
+        kind=Kind.DECIMAL, unit="GB", group="GPU", modes=modes, minimum=Decimal(0), exclusive_minimum=True,
+        maximum=Decimal(100_000), example="85,9",
+        help="In GB (10⁹ byte): una GPU «da 80 GB» ha 80 GiB, cioè 85,9 GB. I pulsanti la compilano.",
+    )
+
+
+def reserve_field(modes: tuple[str, ...] = ()) -> Field:
+    return Field(
+        id="reserve_gb", label="Riserva del framework", default="2", kind=Kind.DECIMAL, unit="GB", group="GPU",
+        modes=modes, minimum=Decimal(0), maximum=Decimal(100_000),
+        help="Contesto CUDA, buffer temporanei e frammentazione dell'allocatore: una stima da adattare.",
+    )
+
+
+def gpu_presets(modes: tuple[str, ...] = ()) -> tuple[Preset, ...]:
+    return tuple(Preset(gpu.id, gpu.label, {"gpu_memory_gb": format_field(gpu.memory_gb)}, GPU_GROUP, modes=modes)
+                 for gpu in GPUS)
+
+
+def fit_verdict(memory_gb: Decimal, headroom_gb: Decimal) -> str:
+    """Whether the plan fits a GPU of ``memory_gb``, with what is left over the reserve (or what is missing)."""
+    memory = format_decimal(memory_gb)
+    if headroom_gb >= 0:
+        return f"Entra in una GPU da {memory} GB: restano {format_decimal(headroom_gb)} GB oltre la riserva."
+    return f"Non entra in una GPU da {memory} GB: mancano {format_decimal(-headroom_gb)} GB."

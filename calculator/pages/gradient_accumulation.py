@@ -1,0 +1,350 @@
+"""Calcolatore della memoria con accumulo del gradiente: E = b·a·g, M = b·A.
+
+Three modes: from a configuration to its effective batch and memory ("diretto");
+from a target effective batch and a memory budget to a configuration
+("obiettivo"); and the same target on a real GPU ("gpu": its memory less the
+model states and a framework reserve is the budget, with the verdict and the
+margin). Ready-to-paste framework configs and a chart.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Values, number
+from ..form.numbers import format_decimal, format_integer
+from ..llm.accumulation_plan import Plan, largest_micro_batch, plan
+from ..llm.framework_configs import SNIPPETS
+from ..llm.units import GB_PER_GIB, GB_PER_MB
+from .accumulation_chart import accumulation_chart
+from .gpu_fields import fit_verdict, gpu_memory_field, gpu_presets, reserve_field
+
+DIRECT, TARGET, ON_GPU = "diretto", "obiettivo", "gpu"
+PLANNED = (TARGET, ON_GPU)
+# How a framework counts the optimizer steps of an epoch of N samples, with L micro-batches per GPU.
+ROUND_UP, ROUND_DOWN, DROP_LAST = "eccesso", "difetto", "drop_last"
+STEP_RULES = (
+    # The versions: num_update_steps_per_epoch in transformers/trainer.py of the PyPI wheels 4.51.3 (floor) and
+    # 4.52.0 (len_dataloader % gradient_accumulation_steps > 0 adds a step: huggingface/transformers#37923).
+    Option(ROUND_UP, "Per eccesso: l'ultima finestra incompleta fa un passo (Transformers 4.52 e successive;"
+                     " PyTorch Lightning)"),
+    Option(ROUND_DOWN, "Per difetto: len_dataloader // gradient_accumulation_steps (Transformers fino alla 4.51)"),
+    Option(DROP_LAST, "drop_last: micro-batch e finestre incompleti scartati (dataloader_drop_last=True)"),
+)
+UNITS = (Option("MB", "MB"), Option("GB", "GB"), Option("GiB", "GiB"))
+IN_GB = {"MB": GB_PER_MB, "GB": Decimal(1), "GiB": GB_PER_GIB}
+
+
+def budget(values: Values) -> Decimal:
+    """Activation memory per GPU, in the chosen unit: typed in, or what the GPU leaves after the model
+    states and the framework reserve."""
+    if values["mode"] == ON_GPU:
+        left = number(values, "gpu_memory_gb") - number(values, "model_states_gb") - number(values, "reserve_gb")
+        return left / IN_GB[str(values["activation_unit"])]
+    return number(values, "memory_budget")
+
+
+def configuration(values: Values) -> tuple[int, int, str]:
+    """Micro-batch and accumulation steps: typed in, or solved from the target."""
+    if values["mode"] in PLANNED:
+        solved = plan(int(number(values, "target_effective_batch")), budget(values),
+                      int(number(values, "data_parallel_gpus")), number(values, "activation_per_sample_gb"))
+        note = plan_note(solved) or "Il batch effettivo desiderato si raggiunge esattamente."
+        return solved.micro_batch, solved.accumulation_steps, note
+    return int(number(values, "micro_batch")), int(number(values, "accumulation_steps")), ""
+
+
+def steps_per_epoch(samples: int, micro_batch: int, steps: int, gpus: int, rule: str) -> int:
+    """Optimizer steps in one epoch: L = micro-batches per GPU (the distributed sampler pads the last one unless
+    drop_last), then the accumulation windows of L, counted by the framework's rule."""
+    per_step = micro_batch * gpus
+    if rule == DROP_LAST:
+        return samples // per_step // steps
+    batches = -(-samples // per_step)
+    return max(batches // steps, 1) if rule == ROUND_DOWN else -(-batches // steps)
+
+
+def plan_note(solved: Plan) -> str:
+    """Why a plan misses its target, the nearest options, and the exact configuration where there is one."""
+    if solved.exact:
+        return ""
+    target, micro, steps, gpus = solved.target, solved.micro_batch, solved.accumulation_steps, solved.gpus
+    n = format_integer
+    step = micro * gpus
+    sentences = []
+    if target % gpus:
+        sentences.append(
+            f"Con {n(gpus)} GPU il batch effettivo è sempre un multiplo di {n(gpus)}:"
+            f" {n(target)} non si può raggiungere esattamente."
+        )
+    else:
+        sentences.append(
+            f"Con un micro-batch di {n(micro)} su {n(gpus)} GPU il batch effettivo cresce a passi di {n(step)}:"
+            f" {n(target)} non è un multiplo di {n(step)}."
+        )
+    below = step * (steps - 1)
+    options = f"{n(below)} con {n(steps - 1)} passi" if below >= step else ""
+    above = f"{n(step * steps)} con {n(steps)} passi"
+    sentences.append(
+        f"Le opzioni più vicine sono {options} (sotto) e {above} (sopra)." if options
+        else f"L'opzione più vicina è {above} (sopra)."
+    )
+    exact = solved.exact_micro_batch
+    if exact is not None:
+        sentences.append(
+            f"Per raggiungere esattamente {n(target)} usa un micro-batch di {n(exact)}"
+            f" con {n(target // gpus // exact)} passi di accumulo."
+        )
+    return " ".join(sentences)
+
+
+def compute(values: Values) -> Outputs:
+    """Effective batch E = b·a·g and activation memory per GPU M = b·A, plus what follows from them."""
+    b, a, note = configuration(values)
+    g = int(number(values, "data_parallel_gpus"))
+    effective = b * a * g
+    dataset, sequence = values["dataset_size"], values["sequence_length"]
+    memory = b * number(values, "activation_per_sample_gb")
+    memory_gb = memory * IN_GB[str(values["activation_unit"])]
+    planned = values["mode"] in PLANNED
+    outputs: dict[str, Decimal | str | None] = {
+        "effective_batch": Decimal(effective),
+        "activation_memory": memory,
+        "activation_memory_gb": memory_gb,  # for the VRAM page's field
+        "micro_batch_fit": Decimal(b) if planned else None,
+        "accumulation_needed": Decimal(a) if planned else None,
+        **(on_gpu(values, memory_gb) if values["mode"] == ON_GPU else {"gpu_fit": None, "gpu_headroom_gb": None}),
+        "plan_note": note or None,
+        "steps_per_epoch": Decimal(steps_per_epoch(int(dataset) * completions_per_sample(values), b, a, g,
+                                                   str(values["steps_rule"])))
+        if isinstance(dataset, Decimal) else None,
+        **grpo(values, effective),
+        "tokens_per_step": sequence * effective if isinstance(sequence, Decimal) else None,
+    }
+    outputs.update({key: snippet(b, a, g) for key, snippet in SNIPPETS.items()})
+    return outputs
+
+
+def completions_per_sample(values: Values) -> int:
+    """With GRPO the dataset holds prompts and TRL's sampler repeats each one G times; otherwise 1."""
+    generations = values["generations"]
+    return int(generations) if isinstance(generations, Decimal) else 1
+
+
+def grpo(values: Values, effective: int) -> dict[str, Decimal | str | None]:
+    """GRPO (TRL): each prompt gets G completions, and the batch counts completions: E/G prompts per step."""
+    generations = values["generations"]
+    if not isinstance(generations, Decimal):
+        return {"prompts_per_step": None}
+    g = int(generations)
+    # A plan that overshoots the target may not be made of whole groups: the plan's note says so.
+    return {"prompts_per_step": Decimal(effective // g) if effective % g == 0 else None}
+
+
+def on_gpu(values: Values, memory_gb: Decimal) -> dict[str, Decimal | str | None]:
+    """The verdict on the GPU, in the VRAM page's words, and the margin left after the chosen micro-batch."""
+    gpu = number(values, "gpu_memory_gb")
+    headroom = gpu - number(values, "reserve_gb") - number(values, "model_states_gb") - memory_gb
+    return {
+        "gpu_fit": fit_verdict(gpu, headroom),  # the plan's micro-batch fits by construction
+        "gpu_headroom_gb": headroom,
+    }
+
+
+def check(values: Values) -> dict[str, str]:
+    """GRPO's whole groups of completions; in the target modes one sample must fit in the budget (on a GPU:
+    after the model states)."""
+    errors = check_grpo(values)
+    if values["mode"] not in PLANNED:
+        return errors
+    errors.update(check_budget(values))
+    return errors
+
+
+def check_grpo(values: Values) -> dict[str, str]:
+    generations = values["generations"]
+    if not isinstance(generations, Decimal):
+        return {}
+    g = int(generations)
+    if g < 2:
+        return {"generations": "Generazioni per prompt: GRPO ne chiede almeno 2 per confrontare le risposte."}
+    if values["mode"] in PLANNED:
+        target = int(number(values, "target_effective_batch"))
+        if target % g:
+            return {"generations": (f"Generazioni per prompt: il batch effettivo desiderato ({format_integer(target)})"
+                                    f" deve essere un multiplo delle {format_integer(g)} generazioni, perché ogni"
+                                    " prompt porta tutte le sue risposte nello stesso batch.")}
+        return {}
+    b, a, gpus = (int(number(values, k)) for k in ("micro_batch", "accumulation_steps", "data_parallel_gpus"))
+    if (b * a * gpus) % g:
+        return {"generations": (f"Generazioni per prompt: il batch effettivo b · a · g = {format_integer(b * a * gpus)}"
+                                f" deve essere un multiplo delle {format_integer(g)} generazioni (in TRL"
+                                " generation_batch_size % num_generations == 0): cambia il micro-batch, i passi di"
+                                " accumulo o le GPU.")}
+    return {}
+
+
+def check_budget(values: Values) -> dict[str, str]:
+    activation = number(values, "activation_per_sample_gb")
+    unit = str(values["activation_unit"])
+    if largest_micro_batch(budget(values), activation) >= 1:
+        return {}
+    if values["mode"] == ON_GPU:
+        gpu, states, reserve = (format_decimal(number(values, k)) for k in ("gpu_memory_gb", "model_states_gb",
+                                                                            "reserve_gb"))
+        return {"model_states_gb": (
+            f"Stati del modello per GPU: non entra. Una GPU da {gpu} GB, tolti {states} GB di stati del modello"
+            f" e {reserve} GB di riserva del framework, non ha posto per un campione da"
+            f" {format_decimal(activation)} {unit} di attivazioni. Riduci gli stati (ZeRO su più GPU,"
+            " un ottimizzatore a 8 bit, LoRA), le attivazioni (sequenze più corte, checkpointing) o scegli una"
+            " GPU più grande."
+        )}
+    return {"memory_budget": (
+        f"Budget di memoria per GPU: un solo campione richiede {format_decimal(activation)} {unit},"
+        f" più dei {format_decimal(budget(values))} {unit} disponibili. Riduci la lunghezza delle sequenze,"
+        " usa il checkpointing delle attivazioni o aumenta il budget."
+    )}
+
+
+def chart(values: Values, outputs: Outputs) -> str:
+    """The chart of the configuration the results show (typed in, or the plan's)."""
+    planned = values["mode"] in PLANNED
+    b = int(number(outputs, "micro_batch_fit") if planned else number(values, "micro_batch"))
+    a = int(number(outputs, "accumulation_needed") if planned else number(values, "accumulation_steps"))
+    memory = number(outputs, "activation_memory")
+    return accumulation_chart(b, a, int(number(values, "data_parallel_gpus")), memory, str(values["activation_unit"]))
+
+
+CALCULATOR = Calculator(
+    id="accumulo-del-gradiente",
+    order=10,
+    title="Calcolatore della memoria con accumulo del gradiente",
+    summary=(
+        "Calcola la dimensione effettiva del batch raggiunta con l'accumulo del gradiente"
+        " e la memoria delle attivazioni che richiede."
+    ),
+    mode_field="mode",
+    fields=(
+        Field(
+            id="mode", label="Modalità", default=DIRECT, kind=Kind.CHOICE, group="Modalità",
+            options=(Option(DIRECT, "Dalla configurazione al batch effettivo"),
+                     Option(TARGET, "Dal batch desiderato alla configurazione (obiettivo)"),
+                     Option(ON_GPU, "Dal batch desiderato alla configurazione su una GPU (obiettivo con GPU)")),
+            help="Calcola il batch effettivo di una configurazione, oppure la configurazione per un obiettivo:"
+                 " con un budget di memoria per le attivazioni, o su una GPU dopo gli stati del modello.",
+        ),
+        Field(
+            id="micro_batch", label="Dimensione del micro-batch", default="4", unit="campioni", group="Batching",
+            modes=(DIRECT,),
+            help="Campioni elaborati da ogni GPU in un passaggio in avanti e all'indietro (b).",
+        ),
+        Field(
+            id="accumulation_steps", label="Passi di accumulo", default="8", group="Batching", modes=(DIRECT,),
+            help="Micro-batch di cui si sommano i gradienti prima di ogni passo dell'ottimizzatore (a).",
+        ),
+        Field(
+            id="target_effective_batch", label="Batch effettivo desiderato", default="512", unit="campioni",
+            group="Batching", modes=PLANNED, maximum=Decimal(10_000_000),
+            help="Campioni per aggiornamento dei pesi che vuoi raggiungere (E).",
+        ),
+        Field(
+            id="data_parallel_gpus", label="GPU con parallelismo dei dati", default="1", unit="GPU",
+            group="Batching",
+            help="Repliche del modello che elaborano micro-batch diversi in parallelo (g).",
+        ),
+        Field(
+            id="activation_per_sample_gb", label="Attivazione per campione", default="0,5", kind=Kind.DECIMAL,
+            unit="GB", unit_from="activation_unit", group="Memoria", minimum=Decimal(0), exclusive_minimum=True,
+            maximum=Decimal(10_000_000),
+            help="Memoria delle attivazioni di un singolo campione durante il passaggio all'indietro (A): la stima il"
+                 " calcolatore della memoria delle attivazioni.",
+        ),
+        Field(
+            id="activation_unit", label="Unità di misura della memoria", default="GB", kind=Kind.CHOICE,
+            group="Memoria", options=UNITS,
+            help="MB e GB sono potenze di 10 (10⁶ e 10⁹ byte); GiB è 2³⁰ byte.",
+        ),
+        Field(
+            id="memory_budget", label="Budget di memoria per GPU", default="20", kind=Kind.DECIMAL, unit="GB",
+            unit_from="activation_unit", group="Memoria", modes=(TARGET,), minimum=Decimal(0),
+            exclusive_minimum=True, maximum=Decimal(100_000_000),
+            help="Memoria che ogni GPU può dedicare alle attivazioni.",
+        ),
+        gpu_memory_field(modes=(ON_GPU,)),
+        Field(
+            id="model_states_gb", label="Stati del modello per GPU", default="16", kind=Kind.DECIMAL, unit="GB",
+            group="GPU", modes=(ON_GPU,), minimum=Decimal(0), maximum=Decimal(100_000),
+            help="Pesi, gradienti e stati dell'ottimizzatore che restano su ogni GPU (con ZeRO, la sua parte):"
+                 " li calcola il calcolatore della VRAM, che li porta qui con il suo link.",
+        ),
+        reserve_field(modes=(ON_GPU,)),
+        Field(
+            id="dataset_size", label="Campioni nel dataset", default="", group="Facoltativi", optional=True,
+            maximum=Decimal(10**15), example="100000",
+            help="Per calcolare i passi dell'ottimizzatore per epoca. Con GRPO sono i prompt: ognuno conta G volte.",
+        ),
+        Field(
+            id="steps_rule", label="Passi per epoca: regola del framework", default=ROUND_UP, kind=Kind.CHOICE,
+            group="Facoltativi", options=STEP_RULES,
+            help="Come si contano i passi quando i micro-batch di un'epoca non riempiono l'ultima finestra di accumulo.",
+        ),
+        Field(
+            id="generations", label="Generazioni per prompt (GRPO)", default="", group="Facoltativi", optional=True,
+            maximum=Decimal(100_000), example="8",
+            help="num_generations dei trainer GRPO di TRL: il batch conta le risposte, G per ogni prompt.",
+        ),
+        Field(
+            id="sequence_length", label="Lunghezza delle sequenze", default="", unit="token", group="Facoltativi",
+            optional=True, example="4096",
+            help="Per calcolare i token elaborati a ogni passo dell'ottimizzatore.",
+        ),
+    ),
+    results=(
+        Result("gpu_fit", "Entra nella GPU?", format=Format.TEXT, modes=(ON_GPU,)),
+        Result("micro_batch_fit", "Micro-batch più grande che entra nel budget", format=Format.COUNT,
+               modes=PLANNED, help="Il micro-batch b scelto: quanti campioni entrano nel budget di una GPU."),
+        Result("accumulation_needed", "Passi di accumulo necessari", format=Format.COUNT, modes=PLANNED,
+               help="I passi a per raggiungere almeno il batch desiderato."),
+        Result("effective_batch", "Dimensione effettiva del batch", format=Format.COUNT,
+               help="Campioni che contribuiscono a un aggiornamento dei pesi: E = b · a · g."),
+        Result("activation_memory", "Memoria delle attivazioni per GPU", "GB", unit_from="activation_unit",
+               help="Picco delle attivazioni residenti su ogni GPU: M = b · A."),
+        Result("gpu_headroom_gb", "Margine sulla GPU", "GB", modes=(ON_GPU,),
+               help="Memoria della GPU meno la riserva, gli stati del modello e le attivazioni M = b · A."),
+        Result("plan_note", "Come leggere la configurazione", format=Format.TEXT, modes=PLANNED, primary=False),
+        Result("steps_per_epoch", "Passi dell'ottimizzatore per epoca", format=Format.COUNT, primary=False,
+               help="Micro-batch per GPU nell'epoca, divisi per i passi di accumulo con la regola scelta."),
+        Result("prompts_per_step", "Prompt per passo dell'ottimizzatore (GRPO)", format=Format.COUNT, primary=False,
+               help="Il batch effettivo conta le risposte: E diviso le generazioni per prompt."),
+        Result("tokens_per_step", "Token per passo dell'ottimizzatore", format=Format.COUNT, primary=False,
+               help="Batch effettivo per lunghezza delle sequenze."),
+        Result("config_hf", "Hugging Face Transformers (TrainingArguments)", format=Format.CODE, primary=False),
+        Result("config_deepspeed", "DeepSpeed (file JSON di configurazione)", format=Format.CODE, primary=False),
+        Result("config_lightning", "PyTorch Lightning (Trainer)", format=Format.CODE, primary=False),
+        Result("config_accelerate", "Hugging Face Accelerate (Accelerator)", format=Format.CODE, primary=False),
+    ),
+    compute=compute,
+    check=check,
+    chart=chart,
+    presets=gpu_presets(modes=(ON_GPU,)),
+    feeds=(
+        Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con questa memoria delle attivazioni e queste GPU",
+             {"activation_gb": "activation_memory_gb", "gpus": "data_parallel_gpus"}),
+    ),
+    examples={
+        "predefinito": {},
+        "quattro_gpu": {"data_parallel_gpus": "4"},
+        "obiettivo": {"mode": TARGET, "target_effective_batch": "512", "memory_budget": "20"},
+        "obiettivo_esatto": {"mode": TARGET, "target_effective_batch": "480", "memory_budget": "20"},
+        "obiettivo_gpu": {"mode": ON_GPU, "target_effective_batch": "512"},
+        # 1.000 samples, b = 4 on 2 GPUs (125 micro-batches each), 8 accumulation steps: 15,6 windows.
+        "epoca_eccesso": {"dataset_size": "1000", "data_parallel_gpus": "2"},
+        "epoca_difetto": {"dataset_size": "1000", "data_parallel_gpus": "2", "steps_rule": ROUND_DOWN},
+        "epoca_drop_last": {"dataset_size": "1000", "data_parallel_gpus": "2", "steps_rule": DROP_LAST},
+        "grpo": {"micro_batch": "8", "accumulation_steps": "4", "data_parallel_gpus": "2", "generations": "8"},
+        # The log in huggingface/open-r1#483: 5 498 prompts, 7 GPUs, G = 8, a Transformers before 4.52 (March 2025).
+        **{name: {"micro_batch": "8", "accumulation_steps": "4", "data_parallel_gpus": "7", "generations": "8",
+                  "dataset_size": "5498", "steps_rule": rule}
+           for name, rule in (("grpo_epoca", ROUND_DOWN), ("grpo_epoca_eccesso", ROUND_UP))},
+    },
+)

@@ -1,0 +1,292 @@
+"""Calcolatore dei parametri LoRA.
+
+Each adapted matrix W of shape d_out × d_in gains two factors, B (d_out × r)
+and A (r × d_in): r·(d_in + d_out) trainable parameters (Hu et al.,
+arXiv:2106.09685 §4.1). The attention projections are sized from the head
+dimension, which some configs set on their own (Gemma, Qwen3): q_proj maps the
+hidden size to heads · head_dim, k_proj and v_proj to kv_heads · head_dim
+(grouped-query attention), o_proj back from heads · head_dim.
+
+What PEFT adapts, architecture by architecture:
+- a fused projection (Falcon's and BLOOM's query_key_value, GPT-2's c_attn,
+  Phi-3's qkv_proj and gate_up_proj) is one matrix: r·(d_in + sum of the parts' d_out);
+- a mixture of experts: every expert's matrices (named modules, or one 3-D
+  parameter through ``target_parameters``, whose LoRA factors have r·experts
+  rows: the same count), shared experts too, and the router only when targeted;
+- an encoder–decoder: the self-attention and MLP of both stacks and the
+  decoder's cross-attention (the same module names);
+- embed_tokens and lm_head: r·(vocabulary + hidden) each;
+- DoRA adds a magnitude vector of d_out values per adapted linear layer;
+- a classification head in ``modules_to_save`` is trained whole, as a copy that
+  PEFT keeps beside the original;
+- ``bias="lora_only"`` also trains the biases of the adapted layers (d_out each,
+  where the model has them), ``bias="all"`` every bias of the model.
+PEFT's ``print_trainable_parameters()`` counts the base model plus the adapters
+(and those copies) as "all params".
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+
+from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Preset, Result, Values, integer
+from ..form.numbers import format_integer
+from ..llm.architectures import FUSED_GATE_UP, FUSED_QKV, GATED, PLAIN, SEPARATE
+from ..llm.catalogue import LORA, model, offered
+from ..llm.lora_adapters import EXTRA, MODULES, LoraSetup, trainable
+from ..llm.optimizers import lora_state_bytes
+from ..llm.units import BYTES_PER_MB
+from .model_fields import count_field, shape_field
+from .presets import preset
+
+ADAPTER_BYTES_HALF = 2  # fp16/bf16
+ADAPTER_BYTES_FULL = 4  # fp32
+DEFAULT_MODEL = model("llama-2-7b")
+
+ATTENTION_LABELS = {
+    "q_proj": "Query (q_proj)",
+    "k_proj": "Key (k_proj)",
+    "v_proj": "Value (v_proj)",
+    "qkv_proj": "Query, key e value fuse (query_key_value, c_attn, qkv_proj)",
+    "o_proj": "Output dell'attenzione (o_proj, dense, c_proj)",
+}
+MLP_LABELS = {
+    "gate_proj": "Gate dell'MLP (gate_proj, w1)",
+    "up_proj": "Up dell'MLP (up_proj, w3, fc1, c_fc)",
+    "gate_up_proj": "Gate e up fuse (gate_up_proj)",
+    "down_proj": "Down dell'MLP (down_proj, w2, fc2)",
+    "router": "Router degli esperti (gate)",
+}
+EXTRA_LABELS = {
+    "embed_tokens": "Embedding dei token (embed_tokens)",
+    "lm_head": "Testa del modello linguistico (lm_head)",
+}
+MODULE_LABELS = {**ATTENTION_LABELS, **MLP_LABELS, **EXTRA_LABELS}
+# Which linear layers of a model carry a bias.
+LINEAR_BIAS = (
+    Option("none", "Nessuno (Llama, Mistral, Gemma, Phi-3, Falcon, T5)"),
+    Option("qkv", "Solo query, key e value (Qwen2, Qwen2.5)"),
+    Option("all", "Tutti gli strati lineari (GPT-2, OPT, BLOOM, BERT)"),
+    Option("all_but_k", "Tutti tranne la key (Whisper)"),
+)
+BIAS_MODES = (
+    Option("none", "none: nessun bias addestrato"),
+    Option("lora_only", "lora_only: i bias degli strati adattati"),
+    Option("all", "all: tutti i bias del modello"),
+)
+# Classification heads people put in modules_to_save, by layout.
+HEADS = (
+    Option("linear", "Una matrice senza bias (score di Llama, Mistral, Qwen per la classificazione)"),
+    Option("linear_bias", "Una matrice con bias (classifier di BERT, ViT)"),
+    Option("dense_proj", "Strato denso più proiezione, con bias (classifier di RoBERTa)"),
+)
+
+
+
+
+def setup_of(values: Values) -> LoraSetup:
+    """The form's values, read once."""
+    biases = values["model_biases"]
+    return LoraSetup(
+        layers=integer(values, "layers"), hidden=integer(values, "hidden_size"),
+        intermediate=integer(values, "intermediate_size"), heads=integer(values, "attention_heads"),
+        kv_heads=integer(values, "kv_heads"), head_dim=integer(values, "head_dim"), vocab=integer(values, "vocab_size"),
+        rank=integer(values, "rank"), targets=frozenset(name for name in MODULES if values[name] is True),
+        dora=values["use_dora"] is True, decoder_layers=integer(values, "decoder_layers"),
+        experts=integer(values, "experts"), shared_intermediate=integer(values, "shared_intermediate_size"),
+        linear_bias=str(values["linear_bias"]), train_bias=str(values["bias"]),
+        model_biases=int(biases) if isinstance(biases, Decimal) else 0,
+        num_labels=integer(values, "num_labels"), head_layout=str(values["head_layout"]),
+    )
+
+
+def compute(values: Values) -> Outputs:
+    """Trainable LoRA parameters, their share of the model, sizes, training state and PEFT's printout."""
+    added, trainable_count = trainable(setup_of(values))
+    total = values["total_parameters_billion"]
+    base = values["base_parameters"]
+    share = Decimal(trainable_count) / (total * 10**9) * 100 if isinstance(total, Decimal) else None
+    peft = "Indica i parametri esatti del modello base per vedere la riga di PEFT."
+    if isinstance(base, Decimal):
+        # PEFT counts the adapters among "all params", and the head twice: the original and its trained copy.
+        everything = int(base) + added
+        peft = (f"trainable params: {trainable_count:,d} || all params: {everything:,d}"
+                f" || trainable%: {100 * trainable_count / everything:.4f}")
+    return {
+        "trainable_parameters": Decimal(trainable_count),
+        "trainable_percent": share,
+        "peft_printout": peft,
+        "adapter_half_mb": trainable_count * ADAPTER_BYTES_HALF / BYTES_PER_MB,
+        "adapter_full_mb": trainable_count * ADAPTER_BYTES_FULL / BYTES_PER_MB,
+        "training_state_mb": trainable_count * lora_state_bytes() / BYTES_PER_MB,
+    }
+
+
+def check(values: Values) -> dict[str, str]:
+    """Targets the architecture has, key/value heads that divide the heads, and at least one target."""
+    errors: dict[str, str] = {}
+    heads, kv_heads = (integer(values, k) for k in ("attention_heads", "kv_heads"))
+    if kv_heads > heads or heads % kv_heads:
+        errors["kv_heads"] = (f"Teste chiave/valore: devono dividere esattamente le {format_integer(heads)}"
+                              " teste di attenzione.")
+    chosen = {name for name in MODULES if values[name] is True}
+    if not chosen and not integer(values, "num_labels"):
+        errors["q_proj"] = "Scegli almeno un modulo da adattare."
+    fused = values["attention_layout"] == FUSED_QKV
+    if fused and chosen & {"q_proj", "k_proj", "v_proj"}:
+        errors["q_proj"] = ("Query, key e value: con l'attenzione «fusa» sono una sola matrice; scegli «Query, key"
+                            " e value fuse» oppure imposta l'attenzione separata.")
+    if not fused and "qkv_proj" in chosen:
+        errors["qkv_proj"] = ("Query, key e value fuse: con l'attenzione separata non esiste una matrice fusa;"
+                              " scegli q_proj, k_proj e v_proj oppure imposta l'attenzione fusa.")
+    layout = values["mlp_layout"]
+    if layout == PLAIN and chosen & {"gate_proj", "gate_up_proj"}:
+        errors["gate_proj"] = ("Gate dell'MLP: l'MLP semplice (due matrici, come GPT-2, OPT, BLOOM, T5) non ha un"
+                               " gate; adatta up e down.")
+    elif layout == FUSED_GATE_UP and chosen & {"gate_proj", "up_proj"}:
+        errors["gate_proj"] = ("Gate e up: con l'MLP «gate e up fuse» sono una sola matrice; scegli «Gate e up"
+                               " fuse» oppure imposta l'MLP con gate separato.")
+    elif layout == GATED and "gate_up_proj" in chosen:
+        errors["gate_up_proj"] = ("Gate e up fuse: con l'MLP a tre matrici separate non esiste gate_up_proj;"
+                                  " scegli gate_proj e up_proj.")
+    if "router" in chosen and not integer(values, "experts"):
+        errors["router"] = "Router degli esperti: serve un modello con esperti (MoE): indica quanti esperti ha."
+    if integer(values, "shared_intermediate_size") and not integer(values, "experts"):
+        errors["shared_intermediate_size"] = ("Esperti condivisi: esistono solo nei modelli con esperti (MoE);"
+                                              " indica quanti esperti ha, oppure lascia 0.")
+    if values["bias"] == "all" and not isinstance(values["model_biases"], Decimal):
+        errors["model_biases"] = ("Bias del modello: con bias=\"all\" PEFT addestra tutti i bias; indica quanti sono"
+                                  " (i modelli del catalogo lo compilano).")
+    if values["bias"] == "lora_only" and values["linear_bias"] == "none":
+        errors["bias"] = ("Bias: con bias=\"lora_only\" si addestrano i bias degli strati adattati, ma con «Bias degli"
+                          " strati lineari: nessuno» non ce ne sono; scegli dove il modello ha i bias.")
+    if values["use_dora"] is True and chosen & set(EXTRA):
+        errors["use_dora"] = ("DoRA: questo calcolatore la conta solo sugli strati lineari; togli embed_tokens e"
+                              " lm_head oppure DoRA.")
+    return errors
+
+
+def _preset(model_id: str, group: str = "Compila con un modello:") -> Preset:
+    """A catalogue model with the targets PEFT picks when ``target_modules`` is not given (query and value;
+    the fused query_key_value/c_attn where the model has one). Phi-3 and Whisper have no default in PEFT:
+    the same choice is made for them."""
+    button = preset(model_id, group)
+    fused = button.values["attention_layout"] == FUSED_QKV
+    targets = {name: "" for name in MODULES} | ({"qkv_proj": "on"} if fused else {"q_proj": "on", "v_proj": "on"})
+    return replace(button, values={**button.values, **targets})
+
+
+def _shape(field_id: str, help_text: str = "") -> Field:
+    return shape_field(field_id, "Architettura", DEFAULT_MODEL, help_text)
+
+
+def _lora_presets() -> tuple[Preset, ...]:
+    """The catalogue's LoRA models, grouped by what PEFT adapts differently in them."""
+    def group(entry_id: str) -> str:
+        entry = model(entry_id)
+        if entry.encoder_decoder:
+            return "Encoder–decoder:"
+        if entry.moe:
+            return "Esperti (MoE):"
+        return "Proiezioni fuse:" if entry.fused_qkv else "Compila con un modello:"
+    groups = ("Compila con un modello:", "Proiezioni fuse:", "Esperti (MoE):", "Encoder–decoder:")
+    entries = sorted(offered(LORA), key=lambda entry: groups.index(group(entry.id)))
+    return tuple(_preset(entry.id, group(entry.id)) for entry in entries)
+
+
+CALCULATOR = Calculator(
+    id="parametri-lora",
+    order=30,
+    title="Calcolatore dei parametri LoRA",
+    summary=(
+        "Calcola i parametri addestrabili che LoRA aggiunge a un modello linguistico, la loro quota sul"
+        " totale e la memoria che occupano, a partire da rango, architettura e moduli adattati."
+    ),
+    fields=(
+        Field(id="rank", label="Rango r", default="8", group="LoRA", maximum=Decimal(65_536),
+              help="Rango delle due matrici a basso rango di ogni adattatore."),
+        Field(id="bias", label="Bias addestrati (bias)", default="none", kind=Kind.CHOICE, group="LoRA",
+              options=BIAS_MODES, help="Il parametro bias di LoraConfig."),
+        Field(id="use_dora", label="DoRA (use_dora=True)", default="", kind=Kind.FLAG, group="LoRA",
+              help="Aggiunge a ogni strato lineare adattato un vettore di ampiezze lungo quanto le sue uscite."),
+        *(
+            Field(id=name, label=label, default="on" if name in {"q_proj", "v_proj"} else "",
+                  kind=Kind.FLAG, group="Moduli adattati", help="")
+            for name, label in MODULE_LABELS.items()
+        ),
+        Field(id="attention_layout", label="Proiezioni dell'attenzione", default=SEPARATE, kind=Kind.CHOICE,
+              group="Architettura",
+              options=(Option(SEPARATE, "Separate (q_proj, k_proj, v_proj)"),
+                       Option(FUSED_QKV, "Fuse in una matrice (Falcon, BLOOM, GPT-2, Phi-3)")),
+              help="Alcuni modelli calcolano query, key e value con una sola matrice, che LoRA adatta intera."),
+        Field(id="mlp_layout", label="MLP", default=GATED, kind=Kind.CHOICE, group="Architettura",
+              options=(Option(GATED, "Con gate, tre matrici (Llama, Mistral, Qwen, Gemma, Flan-T5)"),
+                       Option(FUSED_GATE_UP, "Con gate e up fuse (Phi-3, Phi-4)"),
+                       Option(PLAIN, "Semplice, due matrici (GPT-2, OPT, BLOOM, Falcon, T5, Whisper)")),
+              help="Quali matrici ha l'MLP di ogni strato (o di ogni esperto)."),
+        *(_shape(key) for key in ("layers", "decoder_layers", "hidden_size", "intermediate_size", "attention_heads",
+                                  "kv_heads", "head_dim", "experts", "shared_intermediate_size")),
+        _shape("vocab_size", "Serve se adatti embed_tokens o lm_head."),
+        Field(id="linear_bias", label="Bias degli strati lineari", default="none", kind=Kind.CHOICE,
+              group="Architettura", options=LINEAR_BIAS,
+              help="Quali strati lineari hanno un bias: serve con bias=\"lora_only\"."),
+        Field(id="model_biases", label="Bias del modello (conteggio)", default="", group="Architettura",
+              optional=True, minimum=Decimal(0), maximum=Decimal(10**12), example="102144",
+              help="Tutti i bias del modello, norme comprese, esclusa la testa: serve con bias=\"all\". I modelli del"
+                   " catalogo lo compilano."),
+        count_field("num_labels", "Testa di classificazione: etichette (modules_to_save)",
+                     "0 senza testa; con una testa (per esempio per la classificazione di sequenze) PEFT la addestra"
+                     " intera, come copia accanto all'originale.", "Architettura"),
+        Field(id="head_layout", label="Forma della testa", default="linear", kind=Kind.CHOICE, group="Architettura",
+              options=HEADS, help="Quante matrici e quali bias ha la testa di classificazione."),
+        Field(id="total_parameters_billion", label="Parametri totali del modello", default="6,74",
+              kind=Kind.DECIMAL, unit="miliardi", group="Architettura", optional=True,
+              minimum=Decimal(0), exclusive_minimum=True, maximum=Decimal(100_000),
+              help="Facoltativo: serve per la percentuale di parametri addestrabili."),
+        Field(id="base_parameters", label="Parametri del modello base, esatti", default="6738415616",
+              group="Architettura",
+              optional=True, maximum=Decimal(10**15), example="6738415616",
+              help="Facoltativo: per la riga di print_trainable_parameters() di PEFT. I modelli del catalogo la"
+                   " compilano."),
+    ),
+    results=(
+        Result("trainable_parameters", "Parametri addestrabili", format=Format.COUNT),
+        Result("trainable_percent", "Quota del modello", format=Format.PERCENT,
+               help="Rispetto ai parametri totali indicati."),
+        Result("peft_printout", "Come lo stampa PEFT (print_trainable_parameters)", format=Format.TEXT,
+               primary=False),
+        Result("adapter_half_mb", "Adattatore su disco in fp16/bf16", "MB", help="2 byte per parametro.", primary=False),
+        Result("adapter_full_mb", "Adattatore su disco in fp32", "MB", help="4 byte per parametro.", primary=False),
+        Result("training_state_mb", "Gradienti e stati AdamW", "MB",
+               help=f"{format_integer(int(lora_state_bytes()))} byte per parametro addestrabile: gradiente fp32 e due"
+                    " momenti fp32.", primary=False),
+    ),
+    compute=compute,
+    check=check,
+    feeds=(
+        Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con lo stesso numero di parametri",
+             {"parameters_billion": "total_parameters_billion"}),
+    ),
+    presets=_lora_presets(),
+    examples={
+        "predefinito": {},
+        "tutti_i_moduli": {m: "on" for m in ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
+                                              "down_proj")},
+        "llama3_8b": {"intermediate_size": "14336", "kv_heads": "8", "total_parameters_billion": "8,03"},
+        "rango_16": {"rank": "16"},
+        # The article's architecture examples: catalogue models with PEFT's default targets.
+        "falcon": dict(_preset("falcon-7b").values),
+        "bloomz": dict(_preset("bloom-7b1").values),
+        "phi3_o_down": {**_preset("phi-3-mini").values, "qkv_proj": "", "o_proj": "on", "down_proj": "on"},
+        "qwen3_moe": {**_preset("qwen3-30b-a3b").values,
+                      **{m: "on" for m in ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")}},
+        "mixtral_esperti": {**_preset("mixtral-8x7b").values, "v_proj": "", "q_proj": "", "gate_proj": "on",
+                            "up_proj": "on", "down_proj": "on"},
+        "flan_t5": {**_preset("flan-t5-large").values, "rank": "16"},
+        "qwen_3b": {**_preset("qwen2.5-3b").values, "rank": "16"},
+        "dora": {**_preset("llama-3.1-8b").values, **{m: "on" for m in ("q_proj", "k_proj", "v_proj", "o_proj",
+                                                                          "gate_proj", "up_proj", "down_proj")},
+                 "use_dora": "on"},
+    },
+)

@@ -1,0 +1,68 @@
+"""The model-shape fields, written once: every page that asks for an architecture takes them from here.
+
+Each field's label, help and limits are in ``SHAPE``; a page picks the fields it needs, in its own order, with the
+defaults of one catalogue model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from ..form.model import Field
+from ..llm.architectures import Architecture
+from .presets import field_texts
+
+
+@dataclass(frozen=True)
+class ShapeField:
+    label: str
+    help: str
+    maximum: int = 1_000_000
+    zero: bool = False  # 0 means "none" (no experts, no decoder): a count, 0 by default
+
+
+SHAPE: dict[str, ShapeField] = {
+    "layers": ShapeField("Numero di strati", "Blocchi del modello (num_hidden_layers); in un encoder–decoder,"
+                         " quelli dell'encoder.", 10_000),
+    "decoder_layers": ShapeField("Strati del decoder (encoder–decoder)",
+                                 "T5 e Whisper: num_decoder_layers, ognuno con la sua cross-attention; con un valore,"
+                                 " gli strati sopra sono quelli dell'encoder. 0 per i modelli solo decoder.",
+                                 10_000, zero=True),
+    "hidden_size": ShapeField("Dimensione nascosta", "Dimensione del modello h (hidden_size, d_model)."),
+    "intermediate_size": ShapeField("Dimensione intermedia (MLP)",
+                                    "Dimensione interna dell'MLP (intermediate_size, d_ff); in un modello a esperti,"
+                                    " quella di ogni esperto (moe_intermediate_size)."),
+    "attention_heads": ShapeField("Teste di attenzione", "num_attention_heads (a).", 100_000),
+    "kv_heads": ShapeField("Teste chiave/valore", "num_key_value_heads: meno delle teste di attenzione con la"
+                           " grouped-query attention.", 100_000),
+    "head_dim": ShapeField("Dimensione di ogni testa", "head_dim: di solito dimensione nascosta / teste; Gemma e"
+                           " Qwen3 la fissano nel config.", 100_000),
+    "vocab_size": ShapeField("Vocabolario", "vocab_size.", 10_000_000),
+    "experts": ShapeField("Esperti per strato (MoE)", "num_local_experts o num_experts (Mixtral 8, Qwen3-30B-A3B"
+                          " 128); 0 per un modello denso.", 100_000, zero=True),
+    "experts_per_token": ShapeField("Esperti attivi per token", "num_experts_per_tok (k): ogni token passa da k"
+                                    " esperti, e ognuno conserva la sua parte.", zero=True),
+    "shared_intermediate_size": ShapeField("Esperto condiviso: dimensione intermedia",
+                                           "shared_expert_intermediate_size (Qwen1.5/Qwen2-MoE): un MLP che vede"
+                                           " tutti i token; 0 se il modello non ne ha.", zero=True),
+}
+
+
+def shape_field(field_id: str, group: str, defaults: Architecture, help_text: str = "") -> Field:
+    """One shape field of ``SHAPE``, with the default of the catalogue model ``defaults``; ``help_text`` adds what
+    the field means on this page."""
+    spec = SHAPE[field_id]
+    text = f"{spec.help} {help_text}" if help_text else spec.help
+    default = field_texts(defaults)[field_id]
+    if spec.zero:
+        return count_field(field_id, spec.label, text, group, spec.maximum, default=default)
+    return Field(id=field_id, label=spec.label, default=default, group=group, help=text,
+                 maximum=Decimal(spec.maximum))
+
+
+def count_field(field_id: str, label: str, help_text: str, group: str, maximum: int = 1_000_000,
+                unit: str = "", default: str = "0") -> Field:
+    """A whole number that may be 0 (no experts, no decoder, no head), 0 by default."""
+    return Field(id=field_id, label=label, default=default, group=group, help=help_text, unit=unit,
+                 minimum=Decimal(0), maximum=Decimal(maximum))

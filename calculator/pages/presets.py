@@ -1,0 +1,60 @@
+"""Catalogue entries as preset buttons: each model's shape as the text of every field a page may have."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from ..form.model import Preset
+from ..form.numbers import format_exact_field
+from ..llm.activation_memory import traits
+from ..llm.architectures import FUSED_GATE_UP, FUSED_QKV, SEPARATE, Architecture
+from ..llm.catalogue import model, offered
+
+MODEL_GROUP = "Compila con un modello:"
+T5_INPUT = 512  # T5's n_positions: the input length it was pre-trained with
+
+
+def _flag(value: bool) -> str:
+    return "on" if value else ""
+
+
+def field_texts(entry: Architecture) -> dict[str, str]:
+    """The entry as the calculators' fields read it (a calculator takes the fields it has)."""
+    count = entry.parameters()
+    billions = format_exact_field(Decimal(count) / 10**9)
+    family = traits(entry)
+    return {
+        "layers": str(entry.layers), "hidden_size": str(entry.hidden), "attention_heads": str(entry.heads),
+        "kv_heads": str(entry.kv_heads), "head_dim": str(entry.dim),
+        # A mixture of experts: the size of each expert's MLP.
+        "intermediate_size": str(entry.expert_intermediate if entry.moe else entry.intermediate),
+        "mlp": entry.mlp, "vocab_size": str(entry.vocab),
+        "total_parameters_billion": billions, "parameters_billion": billions,
+        "largest_layer_million": format_exact_field(Decimal(entry.largest_layer()) / 10**6),
+        "base_parameters": str(count),
+        "attention_layout": FUSED_QKV if entry.fused_qkv else SEPARATE,
+        "mlp_layout": FUSED_GATE_UP if entry.fused_gate_up else entry.mlp,
+        "experts": str(entry.experts), "shared_intermediate_size": str(entry.shared_intermediate),
+        "decoder_layers": str(entry.decoder_layers), "experts_per_token": str(entry.experts_per_token),
+        "norms": family.norm, "activation_impl": family.activation,
+        "softmax_fp32": _flag(family.softmax_fp32), "qk_norm": _flag(entry.qk_norm),
+        "post_norms": _flag(entry.norms_per_layer == 4), "softcap": _flag(family.softcap),
+        "relative_positions": _flag(entry.relative_buckets > 0), "mel_bins": str(entry.mel_bins),
+        "parallel_block": _flag(entry.norms_per_layer == 1), "embed_norm": _flag(entry.embed_norm),
+        "loss_fp32": _flag(family.loss_fp32),
+        # What the encoder reads: Whisper's 1500 frames (30 s of audio); T5's pre-training input length.
+        "encoder_sequence": str(entry.encoder_positions or (T5_INPUT if entry.decoder_layers else 0)),
+        "linear_bias": ("all" if entry.k_bias else "all_but_k") if entry.bias else "qkv" if entry.qkv_bias else "none",
+        "model_biases": str(entry.biases()),
+    }
+
+
+def preset(model_id: str, group: str = MODEL_GROUP) -> Preset:
+    """A catalogue entry as a calculator's preset button (the calculator takes the fields it has)."""
+    entry = model(model_id)
+    return Preset(entry.id, entry.label, field_texts(entry), group)
+
+
+def presets_for(tag: str) -> tuple[Preset, ...]:
+    """The catalogue's models tagged for a page, in the catalogue's order."""
+    return tuple(preset(entry.id) for entry in offered(tag))

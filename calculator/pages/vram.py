@@ -1,0 +1,344 @@
+"""Calcolatore della VRAM di addestramento per LLM.
+
+Two conventions. The ZeRO paper's: model states take bytes per parameter by
+optimizer and precision (gradients 16-bit or fp32, a choice of its own), and
+ZeRO shards them over the data-parallel GPUs (Rajbhandari et al.,
+arXiv:1910.02054 §5): stage 1 the optimizer states, stage 2 also the gradients,
+stage 3 also the weights. DeepSpeed's estimators (``deepspeed_estimator``): the
+largest layer gathered whole in ZeRO-3, offload to CPU and the CPU memory it
+needs. Activations are per GPU and are not sharded. 1 GB = 10⁹ byte; DeepSpeed
+and Accelerate print GiB (2³⁰ byte) labelled "GB", so both are shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Values, integer, number
+from ..form.numbers import format_decimal, format_integer
+from ..form.svg import stacked_bar
+from ..llm import deepspeed_estimator as ds
+from ..llm.architectures import Architecture
+from ..llm.catalogue import VRAM, model
+from ..llm.optimizers import RECIPES, Recipe
+from ..llm.units import GB_PER_GIB
+from ..llm.zero import ModelStates
+from .gpu_fields import fit_verdict, gpu_memory_field, gpu_presets, reserve_field
+from .model_fields import shape_field
+from .presets import presets_for
+
+ARTICLE, DEEPSPEED = "zero", "deepspeed"
+SHAPE_GROUP = "Forma del modello (per Adafactor)"
+SHAPE_FIELDS = ("layers", "hidden_size", "intermediate_size", "attention_heads", "kv_heads", "head_dim", "vocab_size",
+                "experts")
+DEFAULT_MODEL = model("llama-2-7b")
+
+
+ZERO_STAGES = {
+    "0": "0 – nessun partizionamento",
+    "1": "1 – stati dell'ottimizzatore partizionati",
+    "2": "2 – anche i gradienti",
+    "3": "3 – anche i pesi",
+}
+
+
+def shape_of(values: Values) -> Architecture:
+    """The model's matrices as the shape fields describe them (for Adafactor's factored state)."""
+    heads = integer(values, "attention_heads")
+    return Architecture("campi", "", layers=integer(values, "layers"), hidden=integer(values, "hidden_size"),
+                        intermediate=integer(values, "intermediate_size"), heads=heads,
+                        kv_heads=integer(values, "kv_heads") or heads, vocab=integer(values, "vocab_size"), source="",
+                        head_dim=integer(values, "head_dim"), experts=integer(values, "experts"),
+                        expert_intermediate=integer(values, "intermediate_size"))
+
+
+def article_states(values: Values) -> tuple[Recipe, int, ModelStates]:
+    """The recipe, the gradients' bytes, and the model states in GB, unsharded."""
+    params = number(values, "parameters_billion")
+    recipe = RECIPES[str(values["optimizer"])]
+    grad_bytes = recipe.gradients(str(values["gradient_precision"]))
+    if recipe.shape_dependent:
+        optimizer = recipe.optimizer_bytes(int(params * 10**9), shape_of(values).matrices()) / 10**9
+    else:
+        optimizer = params * (recipe.optimizer or Decimal(0))
+    return recipe, grad_bytes, ModelStates(params * recipe.weights, params * grad_bytes, optimizer)
+
+
+def article_outputs(values: Values) -> tuple[Decimal, dict[str, Decimal | str | None]]:
+    """Model states per GPU sharded by ZeRO stage; and the parts, unsharded."""
+    states = article_states(values)[2]
+    params = number(values, "parameters_billion")
+    shard = states.sharded(int(str(values["zero_stage"])), int(number(values, "gpus")))
+    parts: dict[str, Decimal | str | None] = {
+        "bytes_per_parameter": states.total / params,
+        "weights_gb": states.weights, "gradients_gb": states.gradients, "optimizer_gb": states.optimizer,
+        "weights_per_gpu_gb": shard.weights, "gradients_per_gpu_gb": shard.gradients,
+        "optimizer_per_gpu_gb": shard.optimizer,
+        "total_gb": states.total + number(values, "activation_gb"),
+    }
+    return shard.total, parts
+
+
+def estimator(values: Values) -> ds.Estimate:
+    """DeepSpeed's estimate for these inputs (checked beforehand: stage 2 or 3, nodes dividing the GPUs)."""
+    total = int(number(values, "parameters_billion") * 10**9)
+    nodes = int(number(values, "nodes"))
+    per_node = int(number(values, "gpus")) // nodes
+    buffer = float(number(values, "buffer_factor"))
+    offload_optimizer = values["offload_optimizer"] is True
+    if str(values["zero_stage"]) == "2":
+        return ds.zero2(total, per_node, nodes, offload_optimizer, buffer, str(values["ds_version"]))
+    largest = int(number(values, "largest_layer_million") * 10**6)
+    return ds.zero3(total, largest, per_node, nodes, offload_optimizer, values["offload_param"] is True,
+                    values["zero_init"] is True, buffer)
+
+
+def compute(values: Values) -> Outputs:
+    """Model states per GPU (either convention), the activations, and whether it all fits the GPU."""
+    activations = number(values, "activation_gb")
+    outputs: dict[str, Decimal | str | None] = dict.fromkeys(
+        ("bytes_per_parameter", "weights_gb", "gradients_gb", "optimizer_gb", "total_gb", "ds_gpu_gib", "ds_cpu_gb",
+         "ds_cpu_gib", "weights_per_gpu_gb", "gradients_per_gpu_gb", "optimizer_per_gpu_gb"))
+    if values["convention"] == DEEPSPEED:
+        estimate = estimator(values)
+        states = Decimal(estimate.gpu_bytes) / 10**9
+        cpu = Decimal(estimate.cpu_bytes) / 10**9
+        outputs.update(ds_gpu_gib=states / GB_PER_GIB, ds_cpu_gb=cpu, ds_cpu_gib=cpu / GB_PER_GIB)
+    else:
+        states, parts = article_outputs(values)
+        outputs.update(parts)
+    per_gpu = states + activations
+    usable = number(values, "gpu_memory_gb") - number(values, "reserve_gb")  # what the model may use
+    headroom = usable - per_gpu
+    verdict = fit_verdict(number(values, "gpu_memory_gb"), headroom)
+    per_sample = values["activation_per_sample_gb"]
+    # After the model states, the rest goes to activations: as many samples as fit (0 if the states alone do not).
+    left = usable - states
+    largest = (max(left, Decimal(0)) / per_sample).to_integral_value(rounding=ROUND_FLOOR) \
+        if isinstance(per_sample, Decimal) else None
+    # For the accumulation page's GPU mode, rounded up: the link never promises more memory than there is.
+    states_up = states.quantize(Decimal("0.01"), rounding=ROUND_CEILING)
+    outputs.update({
+        "states_gb": states,
+        "activations_gb": activations,
+        "per_gpu_gb": per_gpu,
+        "per_gpu_gib": per_gpu / GB_PER_GIB,
+        "fit": verdict,
+        "headroom_gb": headroom,
+        "max_micro_batch": largest,
+        "states_per_gpu_gb": states_up if largest else None,
+    })
+    return outputs
+
+
+def check(values: Values) -> dict[str, str]:
+    """Combinations a convention cannot estimate, each named with its fields."""
+    if values["convention"] != DEEPSPEED:
+        return check_shape(values)
+    errors: dict[str, str] = {}
+    stage = str(values["zero_stage"])
+    if stage not in ("2", "3"):
+        errors["zero_stage"] = ("Stadio ZeRO: gli stimatori di DeepSpeed esistono per gli stadi 2 e 3; per gli"
+                                " stadi 0 e 1 usa la convenzione dell'articolo ZeRO.")
+    gpus, nodes = int(number(values, "gpus")), int(number(values, "nodes"))
+    if gpus % nodes:
+        errors["nodes"] = (f"Nodi: le {format_integer(gpus)} GPU devono dividersi in parti uguali tra i"
+                           f" {format_integer(nodes)} nodi.")
+    if values["offload_param"] is True and values["offload_optimizer"] is not True:
+        errors["offload_param"] = ("Pesi su CPU: DeepSpeed sposta i pesi sulla CPU solo insieme agli stati"
+                                   " dell'ottimizzatore; attiva anche «Ottimizzatore su CPU».")
+    if values["offload_param"] is True and stage == "2":
+        errors["offload_param"] = "Pesi su CPU: l'offload dei pesi esiste solo con ZeRO-3."
+    if number(values, "largest_layer_million") > number(values, "parameters_billion") * 1000:
+        errors["largest_layer_million"] = ("Parametri dello strato più grande: non possono superare i parametri del"
+                                           " modello.")
+    return errors
+
+
+def check_shape(values: Values) -> dict[str, str]:
+    """With a state sized from the matrices, the shape must describe the model of the parameter count."""
+    if not RECIPES[str(values["optimizer"])].shape_dependent:
+        return {}
+    heads, kv_heads = integer(values, "attention_heads"), integer(values, "kv_heads")
+    if kv_heads > heads or heads % kv_heads:
+        return {"kv_heads": "Teste chiave/valore: devono dividere esattamente le teste di attenzione."}
+    shape = shape_of(values)
+    in_matrices = Decimal(sum(rows * cols * n for rows, cols, n in shape.matrices())) / 10**9
+    stated = number(values, "parameters_billion")
+    if in_matrices > stated * Decimal("1.02"):
+        return {"layers": (f"Forma del modello: le sue matrici hanno {format_decimal(in_matrices)} miliardi di"
+                           f" parametri, più dei {format_decimal(stated)} indicati; Adafactor dimensiona il suo"
+                           " stato dalle matrici: scegli un modello con i pulsanti o correggi la forma.")}
+    return {}
+
+
+def chart(values: Values, outputs: Outputs) -> str:
+    """The per-GPU memory as a stacked bar of its parts."""
+    if values["convention"] == DEEPSPEED:
+        return stacked_bar("Memoria per GPU, per componente", [
+            ("Stati del modello (stimatore di DeepSpeed)", number(outputs, "states_gb")),
+            ("Attivazioni", number(outputs, "activations_gb"))], "GB")
+    parts = [(label, number(outputs, key)) for key, label in (
+        ("weights_per_gpu_gb", "Pesi"), ("gradients_per_gpu_gb", "Gradienti"),
+        ("optimizer_per_gpu_gb", "Stati dell'ottimizzatore"), ("activations_gb", "Attivazioni"))]
+    return stacked_bar("Memoria per GPU, per componente", parts, "GB")
+
+
+def _option(key: str, recipe: Recipe) -> Option:
+    optimizer = (f"{format_decimal(recipe.optimizer)} B ottimizzatore" if recipe.optimizer is not None
+                 else f"{format_integer(recipe.master)} B di copia master più lo stato fattorizzato")
+    return Option(key, f"{recipe.label} ({format_integer(recipe.weights)} B pesi, {optimizer})")
+
+
+def _options() -> tuple[Option, ...]:
+    return tuple(_option(key, recipe) for key, recipe in RECIPES.items())
+
+
+CALCULATOR = Calculator(
+    id="vram-addestramento-llm",
+    order=20,
+    title="Calcolatore della VRAM di addestramento per LLM",
+    summary=(
+        "Stima la VRAM della GPU necessaria per il fine-tuning completo di un modello linguistico di grandi"
+        " dimensioni a partire dal numero di parametri, dalla scelta dell'ottimizzatore e dalla memoria delle"
+        " attivazioni, usando la regola di Adam in precisione mista di 16 byte per parametro."
+    ),
+    mode_field="convention",
+    fields=(
+        Field(
+            id="convention", label="Convenzione", default=ARTICLE, kind=Kind.CHOICE, group="Convenzione",
+            options=(Option(ARTICLE, "Articolo ZeRO: byte per parametro per ogni stato"),
+                     Option(DEEPSPEED, "Stimatori di DeepSpeed (estimate_zero2/zero3_model_states_mem_needs)")),
+            help="Le due convenzioni danno cifre diverse: l'articolo conta i byte di ogni stato, DeepSpeed aggiunge lo"
+                 " strato più grande (ZeRO-3), l'offload su CPU e la memoria della CPU.",
+        ),
+        Field(
+            id="parameters_billion", label="Parametri del modello", default="7", kind=Kind.DECIMAL,
+            unit="miliardi", group="Modello", minimum=Decimal(0), exclusive_minimum=True,
+            maximum=Decimal(100_000), example="6,74",
+            help="Numero di parametri in miliardi, per esempio 7 o 6,74.",
+        ),
+        Field(
+            id="optimizer", label="Ottimizzatore e precisione", default="adamw_mixed", kind=Kind.CHOICE,
+            group="Modello", options=_options(), modes=(ARTICLE,),
+            help="Decide i byte per parametro dei pesi e degli stati dell'ottimizzatore.",
+        ),
+        Field(
+            id="gradient_precision", label="Precisione dei gradienti", default="16", kind=Kind.CHOICE,
+            group="Modello", modes=(ARTICLE,),
+            options=(Option("16", "16 bit (bf16/fp16, 2 B), come l'articolo ZeRO"),
+                     Option("32", "fp32 (4 B), come la pagina di Hugging Face")),
+            help="L'articolo ZeRO tiene i gradienti a 16 bit; Transformers li accumula in fp32. Con AdamW in fp32"
+                 " pieno sono sempre in fp32.",
+        ),
+        Field(
+            id="activation_gb", label="Memoria delle attivazioni per GPU", default="2", kind=Kind.DECIMAL,
+            unit="GB", group="Modello", minimum=Decimal(0), maximum=Decimal(100_000),
+            help="M = b · A: la stima il calcolatore della memoria delle attivazioni, per micro-batch e per GPU.",
+        ),
+        gpu_memory_field(),
+        reserve_field(),
+        Field(
+            id="activation_per_sample_gb", label="Attivazioni per campione (A)", default="", kind=Kind.DECIMAL,
+            unit="GB", group="GPU", optional=True, minimum=Decimal(0), exclusive_minimum=True,
+            maximum=Decimal(100_000), example="0,5",
+            help="Facoltativo: per il micro-batch più grande che entra dopo gli stati del modello.",
+        ),
+        Field(
+            id="gpus", label="GPU con parallelismo dei dati", default="1", unit="GPU", group="Partizionamento",
+            help="Repliche tra cui ZeRO divide gli stati del modello.",
+        ),
+        Field(
+            id="zero_stage", label="Stadio ZeRO", default="0", kind=Kind.CHOICE, group="Partizionamento",
+            options=tuple(Option(k, v) for k, v in ZERO_STAGES.items()),
+            help="Quali stati del modello DeepSpeed ZeRO (o FSDP) divide tra le GPU.",
+        ),
+        Field(
+            id="nodes", label="Nodi", default="1", group="DeepSpeed", modes=(DEEPSPEED,), maximum=Decimal(100_000),
+            help="Macchine tra cui sono divise le GPU (num_nodes): la memoria della CPU è per nodo.",
+        ),
+        Field(
+            id="largest_layer_million", label="Parametri dello strato più grande", default="131,07",
+            kind=Kind.DECIMAL, unit="milioni", group="DeepSpeed", modes=(DEEPSPEED,), minimum=Decimal(0),
+            maximum=Decimal(100_000_000), example="131,07",
+            help="Con ZeRO-3 ogni GPU raccoglie per intero lo strato più grande (di solito l'embedding); i"
+                 " modelli del catalogo lo compilano.",
+        ),
+        Field(id="offload_optimizer", label="Ottimizzatore su CPU (offload_optimizer)", default="", kind=Kind.FLAG,
+              group="DeepSpeed", modes=(DEEPSPEED,), help="Stati dell'ottimizzatore e copia fp32 nella RAM della CPU."),
+        Field(id="offload_param", label="Pesi su CPU (offload_param, solo ZeRO-3)", default="", kind=Kind.FLAG,
+              group="DeepSpeed", modes=(DEEPSPEED,), help="Anche i pesi a 16 bit nella RAM della CPU."),
+        Field(id="zero_init", label="zero_init (modello creato già partizionato)", default="on", kind=Kind.FLAG,
+              group="DeepSpeed", modes=(DEEPSPEED,),
+              help="Senza zero_init ogni processo carica il modello intero nella RAM della CPU."),
+        Field(
+            id="buffer_factor", label="Margine sulla memoria della CPU", default="1,5", kind=Kind.DECIMAL,
+            group="DeepSpeed", modes=(DEEPSPEED,), minimum=Decimal(1), maximum=Decimal(100),
+            help="additional_buffer_factor: DeepSpeed moltiplica la memoria della CPU per 1,5.",
+        ),
+        Field(
+            id="ds_version", label="Versione di DeepSpeed", default=ds.CURRENT, kind=Kind.CHOICE, group="DeepSpeed",
+            modes=(DEEPSPEED,),
+            options=(Option(ds.CURRENT, "0.14.3 e successive"),
+                     Option(ds.BEFORE_0_14_3, "Precedenti alla 0.14.3 (le tabelle della documentazione)")),
+            help="Per ZeRO-2 senza offload la 0.14.3 ha cambiato la stima per GPU: da 4·P + 16·P/N a 2·P + 18·P/N.",
+        ),
+        *(replace(shape_field(key, SHAPE_GROUP, DEFAULT_MODEL), modes=(ARTICLE,)) for key in SHAPE_FIELDS),
+    ),
+    results=(
+        Result("per_gpu_gb", "Memoria per GPU", "GB", help="Stati del modello partizionati più le attivazioni."),
+        Result("per_gpu_gib", "Memoria per GPU in GiB", "GiB",
+               help="La stessa in GiB (2³⁰ byte): la cifra che PyTorch e nvidia-smi chiamano «GB»."),
+        Result("fit", "Entra nella GPU?", format=Format.TEXT),
+        Result("headroom_gb", "Margine", "GB", help="Memoria della GPU meno la riserva e la memoria per GPU."),
+        Result("max_micro_batch", "Micro-batch più grande che entra", format=Format.COUNT,
+               help="Con le attivazioni per campione indicate, dopo gli stati del modello e la riserva."),
+        Result("ds_gpu_gib", "Stati del modello per GPU, come li stampa DeepSpeed", "GiB", modes=(DEEPSPEED,),
+               help="La colonna «per GPU» di DeepSpeed: GiB, anche se scrive «GB»."),
+        Result("ds_cpu_gb", "Memoria della CPU per nodo", "GB", modes=(DEEPSPEED,),
+               help="La RAM che serve su ogni macchina, con il margine di DeepSpeed."),
+        Result("ds_cpu_gib", "Memoria della CPU per nodo, come la stampa DeepSpeed", "GiB", modes=(DEEPSPEED,),
+               help="La colonna «per CPU» di DeepSpeed."),
+        Result("total_gb", "Totale senza partizionamento", "GB", modes=(ARTICLE,),
+               help="Pesi + gradienti + ottimizzatore + attivazioni."),
+        Result("weights_gb", "Pesi", "GB", primary=False, modes=(ARTICLE,)),
+        Result("gradients_gb", "Gradienti", "GB", primary=False, modes=(ARTICLE,)),
+        Result("optimizer_gb", "Stati dell'ottimizzatore", "GB", primary=False, modes=(ARTICLE,)),
+        Result("activations_gb", "Attivazioni", "GB", primary=False),
+        Result("bytes_per_parameter", "Byte per parametro", "B", modes=(ARTICLE,),
+               help="Pesi, gradienti e ottimizzatore, senza le attivazioni.", primary=False),
+    ),
+    compute=compute,
+    check=check,
+    chart=chart,
+    presets=(*presets_for(VRAM), *gpu_presets()),
+    feeds=(
+        Feed("accumulo", "accumulo-del-gradiente",
+             "Calcolatore dell'accumulo, per il batch effettivo che vuoi con la memoria che resta",
+             {"gpu_memory_gb": "gpu_memory_gb", "model_states_gb": "states_per_gpu_gb", "reserve_gb": "reserve_gb",
+              "activation_per_sample_gb": "activation_per_sample_gb", "data_parallel_gpus": "gpus"},
+             {"mode": "gpu", "activation_unit": "GB"}),
+        Feed("lora", "parametri-lora", "Calcolatore dei parametri LoRA, con lo stesso numero di parametri",
+             {"total_parameters_billion": "parameters_billion"}),
+    ),
+    examples={
+        "predefinito": {},
+        "zero_gpt2": {"parameters_billion": "1,5", "activation_gb": "0"},
+        "zero_7b_64": {"parameters_billion": "7,5", "activation_gb": "0", "gpus": "64"},
+        "zero_7b_64_s1": {"parameters_billion": "7,5", "activation_gb": "0", "gpus": "64", "zero_stage": "1"},
+        "zero_7b_64_s2": {"parameters_billion": "7,5", "activation_gb": "0", "gpus": "64", "zero_stage": "2"},
+        "zero_7b_64_s3": {"parameters_billion": "7,5", "activation_gb": "0", "gpus": "64", "zero_stage": "3"},
+        "otto_gpu_s3": {"gpus": "8", "zero_stage": "3"},
+        "piano_8_gpu": {"parameters_billion": "13", "gpus": "8", "zero_stage": "3", "activation_per_sample_gb": "0,5"},
+        "hf_8bit": {"optimizer": "adamw_8bit", "gradient_precision": "32"},
+        "hf_sgd": {"optimizer": "sgd_momentum", "gradient_precision": "32"},
+        "hf_adamw": {"gradient_precision": "32"},
+        "adafactor": {"optimizer": "adafactor"},
+        # DeepSpeed's documentation: t5-3b (2851M parameters, largest layer 32M) on one node of 8 GPUs.
+        "ds_t5_3b": {"convention": DEEPSPEED, "parameters_billion": "2,851", "largest_layer_million": "32",
+                     "gpus": "8", "zero_stage": "3", "activation_gb": "0"},
+        "ds_t5_3b_z2": {"convention": DEEPSPEED, "parameters_billion": "2,851", "gpus": "8", "zero_stage": "2",
+                        "activation_gb": "0"},
+    },
+)

@@ -1,0 +1,87 @@
+"""The activation-memory page in Chromium, and its results carried to the siblings by their links only."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from calculator import CALCULATORS, respond
+
+from ..conftest import Server
+from ..support.pages import calculator, open_ready, output
+
+pytestmark = pytest.mark.browser
+ACT, ACC, VRAM = "memoria-attivazioni", "accumulo-del-gradiente", "vram-addestramento-llm"
+
+
+def answer(calculator_id: str, values: dict[str, str]) -> dict[str, str]:
+    calc = CALCULATORS[calculator_id]
+    result = respond({"calculator": calculator_id, "values": {**calc.defaults, **values}})
+    assert result["status"] == "ok", result["errors"]
+    return result["results"]  # type: ignore[return-value]
+
+
+def test_a_preset_then_the_links_fill_the_siblings(page: Page, server: Server) -> None:
+    form = open_ready(page, server, ACT)
+    form.get_by_role("button", name="Qwen3 8B").click()
+    form.locator('[name="attention"]').select_option("eager")
+    form.locator('[name="micro_batch"]').fill("2")
+    typed = {"layers": "36", "hidden_size": "4096", "attention_heads": "32", "kv_heads": "8", "head_dim": "128",
+             "intermediate_size": "12288", "vocab_size": "151936", "qk_norm": "on", "attention": "eager",
+             "micro_batch": "2"}
+    ours = answer(ACT, typed)
+    expect(output(form, "per_sample_gb")).to_have_text(ours["per_sample_gb"])
+    a, m = ours["per_sample_gb"].removesuffix(" GB"), ours["per_micro_batch_gb"].removesuffix(" GB")
+
+    form.get_by_role("link", name="Calcolatore della memoria con accumulo del gradiente, con A").click()
+    acc = calculator(page, ACC)
+    expect(acc).to_have_attribute("data-state", "ready", timeout=60_000)
+    expect(acc.locator('[name="activation_per_sample_gb"]')).to_have_value(a)
+    expect(acc.locator('[name="micro_batch"]')).to_have_value("2")
+    by_hand = answer(ACC, {"activation_per_sample_gb": a, "micro_batch": "2", "sequence_length": "4096"})
+    expect(output(acc, "activation_memory")).to_have_text(by_hand["activation_memory"])
+    expect(output(acc, "tokens_per_step")).to_have_text(by_hand["tokens_per_step"])
+
+    page.go_back()
+    form = calculator(page, ACT)
+    expect(form).to_have_attribute("data-state", "ready", timeout=60_000)
+    form.get_by_role("link", name="Calcolatore della VRAM, con la memoria delle attivazioni per GPU").click()
+    vram = calculator(page, VRAM)
+    expect(vram).to_have_attribute("data-state", "ready", timeout=60_000)
+    expect(vram.locator('[name="activation_gb"]')).to_have_value(m)
+    expect(output(vram, "per_gpu_gb")).to_have_text(answer(VRAM, {"activation_gb": m})["per_gpu_gb"])
+
+
+def test_links_follow_each_edit_and_hide_on_bad_input(page: Page, server: Server) -> None:
+    form = open_ready(page, server, ACT)
+    link = form.locator('[data-feed="vram"]')
+    form.locator('[name="sequence_length"]').fill("8192")
+    m = answer(ACT, {"sequence_length": "8192"})["per_micro_batch_gb"].removesuffix(" GB").replace(",", "%2C")
+    expect(link).to_have_attribute("href", f"{server.url}{VRAM}/?activation_gb={m}")
+    form.locator('[name="tensor_parallel"]').fill("3")
+    expect(form.locator('[data-error-for="tensor_parallel"]')).to_contain_text("non dividono le 32 teste")
+    expect(link).to_be_hidden()
+    form.locator('[name="tensor_parallel"]').fill("2")
+    expect(link).to_be_visible()
+
+
+def test_experts_and_an_encoder_from_the_presets(page: Page, server: Server) -> None:
+    """Mixtral's preset fills the experts; Whisper's the decoder and the 1500 audio frames, and back to a dense
+    decoder-only model clears them: each time the page shows the module's figures, and an impossible mixture gets
+    its message beside the field."""
+    from calculator.llm.catalogue import model
+    from calculator.pages.presets import field_texts
+
+    form = open_ready(page, server, ACT)
+    fields = {f.id for f in CALCULATORS[ACT].fields}
+    for model_id, label in (("mixtral-8x7b", "Mixtral 8x7B"), ("whisper-small", "Whisper small"),
+                            ("llama-3.1-8b", "Llama 3.1 8B")):
+        form.get_by_role("button", name=label).click()
+        texts = {k: v for k, v in field_texts(model(model_id)).items() if k in fields}
+        for key in ("experts", "experts_per_token", "decoder_layers", "encoder_sequence"):
+            expect(form.locator(f'[name="{key}"]')).to_have_value(texts[key])
+        expect(output(form, "per_sample_gb")).to_have_text(answer(ACT, texts)["per_sample_gb"])
+    form.locator('[name="experts"]').fill("8")
+    form.locator('[name="experts_per_token"]').fill("9")
+    expect(form.locator('[data-error-for="experts_per_token"]')).to_contain_text("più degli esperti per strato (8)")
+    expect(form.locator('[name="experts_per_token"]')).to_have_value("9")

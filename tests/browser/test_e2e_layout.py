@@ -1,0 +1,105 @@
+"""What a reader sees without JavaScript, and the layout at common widths (issue 11's defects)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from calculator import CALCULATORS
+
+from ..conftest import Server, Watch, watched_context
+from ..support.pages import calculator, open_ready, output
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_without_javascript_the_default_mode_is_all_visible(browser, server: Server, calculator_id: str) -> None:  # type: ignore[no-untyped-def]
+    watch = Watch()
+    context = watched_context(browser, server.host, watch, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{server.url}{calculator_id}/")
+    calc = CALCULATORS[calculator_id]
+    mode = calc.mode(calc.defaults)
+    form = calculator(page, calculator_id)
+    for spec in calc.fields:
+        control = form.locator(f'[name="{spec.id}"]')
+        if spec.in_mode(mode):
+            expect(control).to_be_visible()
+        else:
+            expect(control).to_be_hidden()
+    for result in calc.results:
+        shown = output(form, result.id)
+        if result.in_mode(mode) and result.format.value not in ("text", "code"):
+            expect(shown).to_be_visible()
+            expect(shown).not_to_have_text("")
+    context.close()
+    assert watch.foreign_requests == []
+
+
+OVERLAP = """() => {
+  const results = document.querySelector(".calc__results").getBoundingClientRect();
+  const below = [...document.querySelectorAll(".calc__chart svg, .calc__snippet, .calc__more")];
+  const hits = below.map((element) => element.getBoundingClientRect()).filter((box) =>
+    box.width > 0 && box.height > 0 && box.left < results.right && results.left < box.right &&
+    box.top < results.bottom && results.top < box.bottom);
+  return {hits: hits.length, below: below.length,
+          overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth};
+}"""
+
+
+@pytest.mark.parametrize("width", [1366, 1024, 390])
+@pytest.mark.parametrize("calculator_id", ["accumulo-del-gradiente", "vram-addestramento-llm"])
+def test_results_panel_never_covers_the_chart_or_the_snippets(page: Page, server: Server, calculator_id: str,
+                                                               width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    open_ready(page, server, calculator_id)
+    height = page.evaluate("document.documentElement.scrollHeight")
+    checked = 0
+    for y in range(0, height, 150):
+        page.evaluate(f"window.scrollTo(0, {y})")
+        page.wait_for_timeout(20)
+        state = page.evaluate(OVERLAP)
+        assert state["below"] > 0
+        assert state["hits"] == 0, f"results panel over the content below at y={y}"
+        assert state["overflow"] <= 0, f"horizontal overflow at y={y}"
+        checked += 1
+    assert checked >= 5
+
+
+def test_address_values_follow_pythons_rules(page: Page, server: Server) -> None:
+    page.goto(f"{server.url}parametri-lora/?q_proj=SI&k_proj=1&v_proj=no&o_proj=s%C3%AC")
+    form = calculator(page, "parametri-lora")
+    expect(form).to_have_attribute("data-state", "ready", timeout=60_000)
+    for name, checked in (("q_proj", True), ("k_proj", True), ("v_proj", False), ("o_proj", True)):
+        expect(form.locator(f'[name="{name}"]')).to_be_checked(checked=checked)
+    from calculator import respond
+
+    calc = CALCULATORS["parametri-lora"]
+    expected = respond({"calculator": calc.id, "values": {**calc.defaults, "q_proj": "SI", "k_proj": "1",
+                                                          "v_proj": "no", "o_proj": "sì"}})
+    expect(output(form, "trainable_parameters")).to_have_text(expected["results"]["trainable_parameters"])  # type: ignore[index]
+
+
+def test_an_unknown_mode_in_the_address_shows_the_first_mode(page: Page, server: Server) -> None:
+    page.goto(f"{server.url}accumulo-del-gradiente/?mode=bogus&activation_unit=MB")
+    form = calculator(page, "accumulo-del-gradiente")
+    expect(form).to_have_attribute("data-state", "ready", timeout=60_000)
+    expect(form.locator('[name="mode"]')).to_have_value("diretto")
+    expect(form.locator('[name="micro_batch"]')).to_be_visible()
+    expect(form.locator('[name="target_effective_batch"]')).to_be_hidden()
+    expect(form.locator('[data-unit-of="activation_per_sample_gb"]')).to_have_text("MB")
+    form.locator('[name="mode"]').select_option("obiettivo")
+    expect(form.locator('[name="target_effective_batch"]')).to_be_visible()
+    expect(form.locator('[data-unit-of="memory_budget"]')).to_have_text("MB")
+    expect(form).to_have_attribute("data-mode", "obiettivo")
+
+
+@pytest.mark.parametrize("width", [390, 1024])
+@pytest.mark.parametrize("path", ["", *(f"{calculator_id}/" for calculator_id in sorted(CALCULATORS))])
+def test_no_page_scrolls_sideways(page: Page, server: Server, path: str, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(server.url + path)
+    page.wait_for_load_state("load")
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0

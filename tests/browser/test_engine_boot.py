@@ -1,0 +1,136 @@
+"""The worker's two ways to start: the build-time snapshot, and a normal boot when it cannot be used."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import time
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from ..conftest import Server, Watch, watch_page, watched_context
+from ..support.pages import READY_TIMEOUT, calculator, output
+
+pytestmark = pytest.mark.browser
+SNAPSHOT = "**/engine/*/snapshot.csn1.gz"
+
+
+@pytest.fixture
+def engine_page(browser, server: Server) -> Iterator[Page]:  # type: ignore[no-untyped-def]
+    watch = Watch()
+    context = watched_context(browser, server.host, watch, service_workers="block")
+    page = context.new_page()
+    watch_page(page, watch)
+    yield page
+    context.close()
+    assert watch.page_errors == [] and watch.foreign_requests == []
+
+
+def starts_and_computes(page: Page, server: Server, boot: str) -> None:
+    page.goto(server.url + "accumulo-del-gradiente/")
+    form = calculator(page, "accumulo-del-gradiente")
+    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    expect(form).to_have_attribute("data-engine-boot", boot)
+    form.locator('[name="data_parallel_gpus"]').fill("4")
+    expect(output(form, "effective_batch")).to_have_text("128")
+
+
+def test_restores_the_snapshot(engine_page: Page, server: Server) -> None:
+    starts_and_computes(engine_page, server, "snapshot")
+
+
+def test_missing_snapshot_falls_back_to_a_normal_boot(engine_page: Page, server: Server) -> None:
+    engine_page.route(SNAPSHOT, lambda route: route.fulfill(status=404, body="not found"))
+    starts_and_computes(engine_page, server, "normal")
+
+
+def test_corrupted_snapshot_falls_back_to_a_normal_boot(engine_page: Page, server: Server) -> None:
+    engine_page.route(SNAPSHOT, lambda route: route.fulfill(status=200, body=gzip.compress(b"\0" * 4096)))
+    starts_and_computes(engine_page, server, "normal")
+
+
+def test_stale_snapshot_is_refused(engine_page: Page, server: Server) -> None:
+    def other_lock(route) -> None:  # type: ignore[no-untyped-def]
+        response = route.fetch()
+        route.fulfill(response=response, body=response.text().replace('"sha256": "', '"sha256": "0'))
+
+    # A lock whose wheel differs from the one the snapshot was made from: the snapshot is stale.
+    engine_page.route("**/engine/*/pyodide-lock.json", other_lock)
+    engine_page.goto(server.url + "accumulo-del-gradiente/")
+    form = calculator(engine_page, "accumulo-del-gradiente")
+    # The normal boot then verifies the real wheel against that lock, and fails loudly instead of
+    # running code it cannot vouch for.
+    expect(form).to_have_attribute("data-state", "error", timeout=READY_TIMEOUT)
+    expect(output(form, "effective_batch")).to_have_text("32")
+
+
+def engine_workers(page: Page) -> list[str]:
+    return [worker.url for worker in page.workers if worker.url.endswith("/engine-worker.mjs")]
+
+
+RECORD_WORKERS = """
+window.__workers = [];
+const Original = window.Worker;
+window.Worker = class extends Original {
+  constructor(url, options) {
+    super(url, options);
+    const script = document.currentScript;
+    window.__workers.push({ url: String(url), state: document.readyState, inline: !!script && !script.src });
+  }
+};
+"""
+
+
+def test_the_inline_script_starts_the_one_engine_worker(engine_page: Page, server: Server) -> None:
+    engine_page.add_init_script(RECORD_WORKERS)
+    starts_and_computes(engine_page, server, "snapshot")
+    assert len(engine_workers(engine_page)) == 1
+    (started,) = [w for w in engine_page.evaluate("window.__workers") if w["url"].endswith("/engine-worker.mjs")]
+    # Started by the inline script while the page was still being parsed, before the page's module script.
+    assert started["inline"] and started["state"] == "loading"
+
+
+def test_messages_sent_before_the_page_script_runs_are_kept(engine_page: Page, server: Server) -> None:
+    def late(route) -> None:  # type: ignore[no-untyped-def]
+        time.sleep(4)  # the engine is ready before the page's script can listen to it
+        route.continue_()
+
+    engine_page.route("**/calculators.mjs", late)
+    starts_and_computes(engine_page, server, "snapshot")
+    assert len(engine_workers(engine_page)) == 1
+
+
+def test_without_the_inline_script_the_page_starts_the_engine(engine_page: Page, server: Server) -> None:
+    def without_start(route) -> None:  # type: ignore[no-untyped-def]
+        response = route.fetch()
+        html = re.sub(r"<script>\s*\(\(\) => \{\s*if \(window\.calcEngineStart.*?</script>", "", response.text(),
+                      flags=re.S)
+        assert "calcEngineStart" not in html
+        route.fulfill(response=response, body=html)
+
+    engine_page.route("**/accumulo-del-gradiente/", without_start)
+    starts_and_computes(engine_page, server, "snapshot")
+    assert len(engine_workers(engine_page)) == 1
+
+
+def test_the_snapshot_computes_without_the_standard_library(engine_page: Page, server: Server) -> None:
+    engine_page.route("**/engine/*/python_stdlib.zip", lambda route: route.abort())
+    starts_and_computes(engine_page, server, "snapshot")
+    form = calculator(engine_page, "accumulo-del-gradiente")
+    form.locator('[name="mode"]').select_option("obiettivo")
+    form.locator('[name="target_effective_batch"]').fill("100")
+    expect(form).to_have_attribute("data-status", "ok")
+    expect(form).to_have_attribute("data-state", "ready")
+
+
+def test_the_standard_library_comes_after_the_snapshot(engine_page: Page, server: Server) -> None:
+    names: list[str] = []
+    engine_page.on("requestfinished", lambda request: names.append(request.url.rsplit("/", 1)[-1]))
+    starts_and_computes(engine_page, server, "snapshot")
+    for _ in range(100):
+        if "python_stdlib.zip" in names:
+            break
+        engine_page.wait_for_timeout(100)
+    assert names.index("python_stdlib.empty.zip") < names.index("python_stdlib.zip")

@@ -1,0 +1,101 @@
+"""The family as one tool: results carried to siblings by links declared in Python, values kept on this device."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from calculator import CALCULATORS
+
+from ..conftest import Server
+from ..support.pages import answer, calculator, open_ready, output
+
+ACT, ACC, VRAM, LORA = "memoria-attivazioni", "accumulo-del-gradiente", "vram-addestramento-llm", "parametri-lora"
+
+
+# Inputs with which every link of a calculator can be offered (the VRAM page needs A for its plan).
+FEED_INPUTS = {VRAM: {"parameters_billion": "1", "activation_per_sample_gb": "0,5"}}
+
+
+def test_every_feed_fills_fields_its_target_has() -> None:
+    for calc in CALCULATORS.values():
+        links = answer(calc.id, FEED_INPUTS.get(calc.id, {}))["links"]
+        for feed in calc.feeds:
+            target = CALCULATORS[feed.target]
+            assert set(feed.values) | set(feed.fixed) <= {f.id for f in target.fields}, (calc.id, feed.id)
+            query = parse_qs(links[feed.id][1:])  # type: ignore[index]
+            assert set(query) == set(feed.values) | {k for k, v in feed.fixed.items() if v}, (calc.id, feed.id)
+            # What the link carries is accepted by the sibling as it is.
+            assert answer(feed.target, {k: v[0] for k, v in query.items()})["status"] == "ok"
+
+
+@pytest.mark.parametrize(("unit", "a", "gb"), [("GB", "0,5", "16"), ("MB", "500", "16"), ("GiB", "0,5", "17,18")])
+def test_accumulation_gives_the_vram_page_gigabytes(unit: str, a: str, gb: str) -> None:
+    """M = b·A in the unit chosen, converted to the GB the VRAM page asks for (1 GiB = 1,073741824 GB)."""
+    result = answer(ACC, {"activation_unit": unit, "activation_per_sample_gb": a, "micro_batch": "32",
+                          "data_parallel_gpus": "4"})
+    query = parse_qs(result["links"]["vram"][1:])  # type: ignore[index]
+    assert query == {"activation_gb": [gb], "gpus": ["4"]}
+
+
+def test_a_link_that_cannot_carry_its_value_is_not_offered() -> None:
+    assert "vram" not in answer(LORA, {"total_parameters_billion": ""})["links"]  # type: ignore[operator]
+    assert parse_qs(answer(LORA, {})["links"]["vram"][1:]) == {"parameters_billion": ["6,74"]}  # type: ignore[index]
+    assert parse_qs(answer(VRAM, {})["links"]["lora"][1:]) == {"total_parameters_billion": ["7"]}  # type: ignore[index]
+
+
+@pytest.mark.browser
+def test_the_chain_by_links_only_reads_the_same_figures_as_typing(page: Page, server: Server) -> None:
+    form = open_ready(page, server, ACT)
+    form.locator('[name="sequence_length"]').fill("2048")
+    form.locator('[name="micro_batch"]').fill("2")
+    act = answer(ACT, {"sequence_length": "2048", "micro_batch": "2"})["results"]
+    expect(output(form, "per_sample_gb")).to_have_text(act["per_sample_gb"])  # type: ignore[index]
+    a = act["per_sample_gb"].removesuffix(" GB")  # type: ignore[index]
+
+    form.locator('a[data-feed="accumulo"]').click()
+    acc = calculator(page, ACC)
+    expect(acc).to_have_attribute("data-state", "ready", timeout=60_000)
+    acc.locator('[name="data_parallel_gpus"]').fill("4")
+    by_hand = answer(ACC, {"activation_per_sample_gb": a, "micro_batch": "2", "sequence_length": "2048",
+                           "data_parallel_gpus": "4"})
+    expect(output(acc, "activation_memory")).to_have_text(by_hand["results"]["activation_memory"])  # type: ignore[index]
+
+    acc.locator('a[data-feed="vram"]').click()
+    vram = calculator(page, VRAM)
+    expect(vram).to_have_attribute("data-state", "ready", timeout=60_000)
+    m = parse_qs(by_hand["links"]["vram"][1:])  # type: ignore[index]
+    expect(vram.locator('[name="activation_gb"]')).to_have_value(m["activation_gb"][0])
+    expect(vram.locator('[name="gpus"]')).to_have_value("4")
+    typed = answer(VRAM, {"activation_gb": m["activation_gb"][0], "gpus": "4"})
+    expect(output(vram, "per_gpu_gb")).to_have_text(typed["results"]["per_gpu_gb"])  # type: ignore[index]
+
+
+@pytest.mark.browser
+def test_values_come_back_on_return_and_reset_forgets_them(page: Page, server: Server) -> None:
+    form = open_ready(page, server, VRAM)
+    form.locator('[name="parameters_billion"]').fill("13")
+    form.locator('[name="gpus"]').fill("8")
+    expect(output(form, "per_gpu_gb")).to_have_text(answer(VRAM, {"parameters_billion": "13", "gpus": "8"})
+                                                    ["results"]["per_gpu_gb"])  # type: ignore[index]
+    page.goto(server.url)  # away, then back with a plain address
+    form = open_ready(page, server, VRAM)
+    expect(form.locator('[name="parameters_billion"]')).to_have_value("13")
+    expect(form.locator('[name="gpus"]')).to_have_value("8")
+    expect(output(form, "per_gpu_gb")).to_have_text(answer(VRAM, {"parameters_billion": "13", "gpus": "8"})
+                                                    ["results"]["per_gpu_gb"])  # type: ignore[index]
+    # A shared link wins over what this device remembers.
+    page.goto(f"{server.url}{VRAM}/?parameters_billion=70")
+    form = calculator(page, VRAM)
+    expect(form).to_have_attribute("data-state", "ready", timeout=60_000)
+    expect(form.locator('[name="parameters_billion"]')).to_have_value("70")
+    expect(form.locator('[name="gpus"]')).to_have_value("1")
+    # "Ripristina" forgets them: the next plain visit shows the defaults.
+    form.get_by_role("button", name="Ripristina i valori predefiniti").click()
+    expect(form.locator('[name="parameters_billion"]')).to_have_value("7")
+    page.wait_for_timeout(100)
+    form = open_ready(page, server, VRAM)
+    expect(form.locator('[name="parameters_billion"]')).to_have_value("7")
+    assert page.evaluate("Object.keys(localStorage).filter((k) => k.startsWith('calcolatori:'))") == []

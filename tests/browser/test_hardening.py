@@ -1,0 +1,199 @@
+"""Bad input and faults in the browser: messages, never garbage, never a hang, nothing lost."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Locator, Page, Route, expect
+
+from calculator import CALCULATORS, respond
+from calculator.form.model import Format, Kind
+
+from ..conftest import Server, Watch, assert_clean, serve, watch_page, watched_context
+from ..support.pages import READY_TIMEOUT, calculator, open_ready, output
+
+pytestmark = pytest.mark.browser
+
+HOSTILE = [
+    "", "   ", "-1", "0", "abc", "NaN", "Infinity", "1e309", "0x10", "１２", "1.000.000,5", "9" * 10_000,
+    "🚀🔥", "<img src=x onerror=alert(1)>", "'; DROP TABLE x; --", "${7*7}", "{{7*7}}", "\u202e123",
+]
+SHARES = 3
+GARBAGE = re.compile(r"NaN|Infinity|undefined|null|Traceback|\[object")
+
+
+def random_strings(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    alphabet = "0123456789.,- eE+xX€%abc\u00a0\u2212\uff10"
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(count)]
+
+
+SNAPSHOT = """form => ({
+    results: form.querySelector(".calc__results").innerText,
+    errors: [...form.querySelectorAll(".calc__error")].map((e) => e.textContent).join(" "),
+    primary: [...form.querySelectorAll("output[data-output]")].find((o) => o.offsetParent !== null).textContent,
+    value: document.activeElement.value,
+})"""
+
+
+def settled(form: Locator) -> None:
+    """Wait until the answer for the latest input is shown."""
+    expect(form).not_to_have_attribute("data-busy", "")
+
+
+def text_fields(calculator_id: str) -> list[str]:
+    """The text fields shown in the calculator's default mode."""
+    calc = CALCULATORS[calculator_id]
+    mode = calc.mode(calc.defaults)
+    return [f.id for f in calc.fields if f.kind in (Kind.INTEGER, Kind.DECIMAL) and f.in_mode(mode)]
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_hostile_input_in_every_field(page: Page, server: Server, watch: Watch, calculator_id: str) -> None:
+    form = open_ready(page, server, calculator_id)
+    page.on("dialog", lambda dialog: pytest.fail(f"a dialog opened: {dialog.message}"))
+    calc = CALCULATORS[calculator_id]
+    fields = text_fields(calculator_id)
+    assert len(fields) >= SHARES  # so that every hostile string reaches this page
+    for index, field_id in enumerate(fields):
+        control = form.locator(f'[name="{field_id}"]')
+        # A third of the hostile strings in each field, in turn (the page's path is the same for every field;
+        # the module's answer to every string in every field is tested in test_all_calculators), and new ones.
+        for text in HOSTILE[index % SHARES::SHARES] + random_strings(seed=index, count=2):
+            control.fill(text)
+            settled(form)
+            state = form.evaluate(SNAPSHOT)
+            shown = state["results"] + state["errors"]
+            assert not GARBAGE.search(shown), (field_id, text, shown)
+            assert state["errors"].strip() or "—" not in state["primary"], (field_id, text)
+            assert state["value"] == text  # what was typed is kept
+        control.fill(calc.field(field_id).default)
+    settled(form)
+    assert form.locator(".calc__error:not(:empty)").count() == 0
+    # The worker still answers, with exactly the defaults' results.
+    expected = respond({"calculator": calculator_id, "values": calc.defaults})["results"]
+    mode = calc.mode(calc.defaults)
+    for result in calc.results:
+        if result.in_mode(mode) and result.format not in (Format.TEXT, Format.CODE):
+            expect(output(form, result.id)).to_have_text(expected[result.id])  # type: ignore[index]
+    assert page.locator("img[src=x]").count() == 0
+    assert watch.console_errors == []
+
+
+@pytest.fixture
+def fault_context(browser, server: Server) -> Iterator[tuple[Page, Watch]]:  # type: ignore[no-untyped-def]
+    """A page without service workers, so that routes see every engine request."""
+    watch = Watch()
+    context = watched_context(browser, server.host, watch, service_workers="block")
+    page = context.new_page()
+    watch_page(page, watch)
+    yield page, watch
+    context.close()
+    assert watch.foreign_requests == []
+    # Pyodide's own loader may log the very failure a test injects; the user sees the Italian message.
+    assert [e for e in watch.page_errors if not any(name in e for name in watch.expected_errors)] == []
+
+
+def recover(page: Page, form: Locator, pattern: str) -> None:
+    """The page reports the fault, keeps its results and input, then recovers on retry."""
+    expect(form).to_have_attribute("data-state", "error", timeout=READY_TIMEOUT)
+    expect(form).to_have_attribute("data-engine-reason", re.compile(r"\S"))  # kept for logs and tests
+    expect(form.locator('[data-when="failed"]')).to_be_visible()
+    expect(form.locator('[data-when="failed"]')).to_contain_text("Il motore di calcolo non è disponibile")
+    expect(output(form, "effective_batch")).to_have_text("32")
+    form.locator('[name="data_parallel_gpus"]').fill("4")
+    expect(form.locator('[name="data_parallel_gpus"]')).to_have_value("4")
+    page.unroute(pattern)
+    form.get_by_role("button", name="Riprova").click()
+    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    expect(output(form, "effective_batch")).to_have_text("128")
+    expect(form.locator('[data-when="failed"]')).to_be_hidden()
+    expect(form).not_to_have_attribute("data-engine-reason", re.compile(".*"))
+
+
+def test_engine_file_missing(fault_context: tuple[Page, Watch], server: Server) -> None:
+    page, watch = fault_context
+    watch.expected_errors.append("pyodide.asm.mjs")
+    pattern = "**/engine/*/pyodide.asm.mjs"  # the runtime itself: both ways to start need it
+    page.route(pattern, lambda route: route.fulfill(status=404, body="not found"))
+    page.goto(server.url + "accumulo-del-gradiente/")
+    recover(page, calculator(page, "accumulo-del-gradiente"), pattern)
+
+
+def test_engine_file_corrupted(fault_context: tuple[Page, Watch], server: Server) -> None:
+    page, _ = fault_context
+    page.add_init_script("globalThis.CALC_BOOT_TIMEOUT_MS = 8000")
+    pattern = "**/engine/*/pyodide.asm.wasm"
+    page.route(pattern, lambda route: route.fulfill(status=200, body=b"\0asm garbage" * 100,
+                                                    headers={"Content-Type": "application/wasm"}))
+    page.goto(server.url + "accumulo-del-gradiente/")
+    recover(page, calculator(page, "accumulo-del-gradiente"), pattern)
+
+
+def test_calculator_wheel_corrupted(fault_context: tuple[Page, Watch], server: Server) -> None:
+    page, _ = fault_context
+    # Without the snapshot the engine boots normally and needs the wheel.
+    page.route("**/engine/*/snapshot.csn1.gz", lambda route: route.fulfill(status=404, body="not found"))
+    pattern = "**/engine/*/calculator-*.whl"
+    page.route(pattern, lambda route: route.fulfill(status=200, body=b"PK not a wheel"))
+    page.goto(server.url + "accumulo-del-gradiente/")
+    recover(page, calculator(page, "accumulo-del-gradiente"), pattern)
+
+
+def _broken_worker(replace: tuple[str, str]):  # type: ignore[no-untyped-def]
+    def handler(route: Route) -> None:
+        response = route.fetch()
+        body = response.text().replace(*replace)
+        assert body != response.text()
+        route.fulfill(status=200, body=body, headers={"Content-Type": "text/javascript", "Cache-Control": "no-store"})
+
+    return handler
+
+
+def test_worker_that_throws_at_start(fault_context: tuple[Page, Watch], server: Server) -> None:
+    page, _ = fault_context
+    pattern = "**/engine-worker.mjs"
+    page.route(pattern, _broken_worker(("const started =", 'throw new Error("guasto");\nconst started =')))
+    page.goto(server.url + "accumulo-del-gradiente/")
+    recover(page, calculator(page, "accumulo-del-gradiente"), pattern)
+
+
+def test_worker_that_throws_while_computing(fault_context: tuple[Page, Watch], server: Server) -> None:
+    page, _ = fault_context
+    pattern = "**/engine-worker.mjs"
+    throw = ("self.postMessage(protocol.result(", 'throw new Error("guasto"); (protocol.result(')
+    page.route(pattern, _broken_worker(throw))
+    page.goto(server.url + "accumulo-del-gradiente/")
+    # The engine starts, then fails on its first answer.
+    recover(page, calculator(page, "accumulo-del-gradiente"), pattern)
+
+
+@pytest.fixture
+def slow_server(site_dir: Path) -> Iterator[Server]:
+    running = serve(site_dir, delays={"pyodide.asm.wasm": 10.0})
+    yield running
+    running.stop()
+
+
+def test_values_typed_during_a_slow_start_are_applied(browser, slow_server: Server) -> None:  # type: ignore[no-untyped-def]
+    watch = Watch()
+    context = watched_context(browser, slow_server.host, watch, service_workers="block")
+    page = context.new_page()
+    watch_page(page, watch)
+    page.goto(slow_server.url + "vram-addestramento-llm/")
+    form = calculator(page, "vram-addestramento-llm")
+    form.locator('[name="parameters_billion"]').fill("70")
+    form.locator('[name="gpus"]').fill("8")
+    form.locator('[name="zero_stage"]').select_option("3")
+    expect(form.locator('[data-when="loading"]')).to_be_visible()
+    page.wait_for_timeout(5000)
+    expect(form).to_have_attribute("data-state", "loading")
+    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    expect(output(form, "per_gpu_gb")).to_have_text("142 GB")
+    expect(form.locator('[name="parameters_billion"]')).to_have_value("70")
+    context.close()
+    assert_clean(watch)

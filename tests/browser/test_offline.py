@@ -1,0 +1,197 @@
+"""Offline and private: no other host, a service worker, file://, a sub-path."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from calculator import CALCULATORS
+from sitebuild.engine import engine_path
+
+from ..conftest import Server, Watch, assert_clean, serve, watch_page, watched_context, watched_page
+from ..support.pages import READY_TIMEOUT, calculator, open_ready, output
+
+# One input change per calculator and the result it must produce.
+EDITS = {
+    "accumulo-del-gradiente": ("data_parallel_gpus", "4", "effective_batch", "128"),
+    "vram-addestramento-llm": ("parameters_billion", "13", "per_gpu_gb", "210 GB"),
+    "parametri-lora": ("rank", "16", "trainable_parameters", "8.388.608"),
+}
+PAGES = ["", *(f"{c}/" for c in CALCULATORS), "404.html"]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", PAGES)
+def test_pages_ask_no_other_host(page: Page, server: Server, watch: Watch, path: str) -> None:
+    page.goto(server.url + path)
+    if path.rstrip("/") in CALCULATORS:
+        expect(calculator(page, path.rstrip("/"))).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    page.wait_for_load_state("networkidle")
+    assert watch.foreign_requests == []
+
+
+FOREIGN_IN_CSS = re.compile(r"""url\(\s*['"]?(https?:)?//""", re.I)
+FOREIGN_IN_JS = re.compile(r"""(import\s*\(?\s*|importScripts\(\s*|new Worker\(\s*|fetch\(\s*)["'`](https?:)?//""")
+FOREIGN_IN_HTML = re.compile(
+    r"""<(script|link|img|iframe|source|audio|video|embed|object)\b[^>]*?\b(src|href|data|srcset)=["']?(https?:)?//""",
+    re.I,
+)
+CANONICAL = re.compile(r'<link rel="canonical" href="[^"]*">')
+
+
+def test_built_files_reference_no_other_host(site_dir: Path) -> None:
+    offenders = []
+    for file in site_dir.rglob("*"):
+        if file.suffix in {".css"} and FOREIGN_IN_CSS.search(file.read_text(errors="ignore")):
+            offenders.append(file)
+        if file.suffix in {".js", ".mjs"} and FOREIGN_IN_JS.search(file.read_text(errors="ignore")):
+            offenders.append(file)
+        # The canonical link names the published address (site_url): a name, not something loaded.
+        html = CANONICAL.sub("", file.read_text(errors="ignore")) if file.suffix == ".html" else ""
+        if FOREIGN_IN_HTML.search(html):
+            offenders.append(file)
+    assert offenders == []
+    assert "http" not in (site_dir / "sw.js").read_text().split("const PRECACHE", 1)[1].split(";", 1)[0]
+
+
+def test_service_worker_precaches_the_site_and_engine(site_dir: Path) -> None:
+    script = (site_dir / "sw.js").read_text()
+    assert re.search(r'const CACHE = "calcolatori-[0-9a-f]{16}";', script)
+    engine = engine_path()
+    pages = ['"./"', *(f'"{calculator_id}/"' for calculator_id in CALCULATORS)]
+    for path in [*pages, '"search/search_index.json"', '"sitemap.xml"', f'"{engine}/pyodide.asm.wasm"',
+                 f'"{engine}/python_stdlib.zip"', f'"{engine}/pyodide-lock.json"', f'"{engine}/snapshot.csn1.gz"',
+                 '"assets/javascripts/engine-worker.mjs"', '"assets/javascripts/engine-protocol.mjs"',
+                 '"assets/stylesheets/calculators.css"']:
+        assert path in script, path
+    wheel = next((site_dir / engine).glob("*.whl")).name
+    assert f'"{engine}/{wheel}"' in script
+    assert '.css.gz"' not in script and '.wasm.gz"' not in script  # precompressed copies: not for the browser
+
+
+def test_cache_name_follows_the_content(site_dir: Path, tmp_path: Path) -> None:
+    from sitebuild.service_worker import cache_name, precache_paths
+
+    copy = tmp_path / "site"
+    shutil.copytree(site_dir, copy)
+    before = cache_name(copy, precache_paths(copy))
+    assert before == cache_name(copy, precache_paths(copy))
+    (copy / "assets" / "stylesheets" / "calculators.css").write_text("/* changed */")
+    assert cache_name(copy, precache_paths(copy)) != before
+
+
+def test_host_header_files(site_dir: Path) -> None:
+    netlify = (site_dir / "_headers").read_text()
+    assert "/*.wasm\n  Content-Type: application/wasm" in netlify
+    assert f"/{engine_path()}/pyodide.asm.wasm\n  Cache-Control: public, max-age=31536000, immutable" in netlify
+    assert "/sw.js\n  Cache-Control: no-cache" in netlify
+    apache = (site_dir / ".htaccess").read_text()
+    assert "AddType application/wasm .wasm" in apache and "immutable" in apache
+
+
+@pytest.fixture
+def own_server(site_dir: Path, tmp_path: Path) -> Iterator[tuple[Server, Path]]:
+    """A server of its own on a copy of the site, which a test may change or stop."""
+    copy = tmp_path / "site"
+    shutil.copytree(site_dir, copy)
+    running = serve(copy)
+    yield running, copy
+    running.stop()
+
+
+def wait_for_service_worker(page: Page) -> None:
+    page.wait_for_function(
+        "navigator.serviceWorker.ready.then(() => Boolean(navigator.serviceWorker.controller))", timeout=60_000
+    )
+
+
+def use_calculator(page: Page, calculator_id: str) -> None:
+    field, value, result, expected = EDITS[calculator_id]
+    form = calculator(page, calculator_id)
+    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    form.locator(f'[name="{field}"]').fill(value)
+    expect(output(form, result)).to_have_text(expected)
+
+
+@pytest.fixture
+def own_page(browser, own_server: tuple[Server, Path]) -> Iterator[Page]:  # type: ignore[no-untyped-def]
+    """A page of a context of its own, watched like the ``page`` fixture, on ``own_server``."""
+    with watched_page(browser, own_server[0].host) as page:
+        yield page
+
+
+@pytest.mark.browser
+def test_works_offline_after_one_visit(own_page: Page, own_server: tuple[Server, Path]) -> None:
+    server, _ = own_server
+    page = own_page
+    open_ready(page, server, "accumulo-del-gradiente")
+    wait_for_service_worker(page)
+    server.stop()
+    page.reload()
+    use_calculator(page, "accumulo-del-gradiente")
+    # Offline too, the engine starts from its snapshot, not from a slow normal boot.
+    expect(calculator(page, "accumulo-del-gradiente")).to_have_attribute("data-engine-boot", "snapshot")
+    for calc in ("vram-addestramento-llm", "parametri-lora", "accumulo-del-gradiente"):
+        page.locator(f'.md-nav a[href$="{calc}/"]').first.click()
+        expect(page).to_have_url(re.compile(f"{calc}/$"))
+        use_calculator(page, calc)
+    search = page.locator("input.md-search__input")
+    search.click()
+    search.press_sequentially("parametri", delay=30)
+    expect(page.locator(".md-search-result__item").first).to_be_visible(timeout=20_000)
+
+
+@pytest.mark.browser
+def test_new_version_is_offered_and_replaces_the_old_cache(own_page: Page, own_server: tuple[Server, Path]) -> None:
+    server, copy = own_server
+    page = own_page
+    open_ready(page, server, "parametri-lora")
+    wait_for_service_worker(page)
+    old = page.evaluate("caches.keys()")
+    sw = copy / "sw.js"
+    sw.write_text(re.sub(r'const CACHE = "calcolatori-[0-9a-f]+"', 'const CACHE = "calcolatori-0000000000000000"',
+                         sw.read_text()))
+    sw.with_name("sw.js.gz").unlink(missing_ok=True)  # the precompressed copy of the old version
+    page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
+    notice = page.get_by_role("status").filter(has_text="È disponibile una nuova versione del sito.")
+    expect(notice).to_be_visible(timeout=60_000)
+    with page.expect_navigation():
+        notice.get_by_role("button", name="Ricarica").click()
+    page.wait_for_function("caches.keys().then((k) => k.length === 1 && k[0] === 'calcolatori-0000000000000000')")
+    assert old != ["calcolatori-0000000000000000"]
+
+
+@pytest.mark.browser
+def test_file_url_explains_how_to_serve(page: Page, site_dir: Path) -> None:
+    page.goto((site_dir / "accumulo-del-gradiente" / "index.html").as_uri())
+    form = calculator(page, "accumulo-del-gradiente")
+    expect(form).to_have_attribute("data-state", "error", timeout=10_000)
+    message = form.locator('[data-when="file"]')
+    expect(message).to_be_visible()
+    expect(message).to_contain_text("python3 -m http.server")
+    expect(output(form, "effective_batch")).to_have_text("32")
+    expect(output(form, "activation_memory")).to_have_text("2 GB")
+
+
+@pytest.mark.browser
+def test_works_under_a_sub_path(browser, site_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    server = serve(site_dir, prefix="/calcolatori/")
+    watch = Watch()
+    context = watched_context(browser, server.host, watch)
+    page = context.new_page()
+    watch_page(page, watch)
+    try:
+        page.goto(server.url)
+        page.locator('a.card[href$="/vram-addestramento-llm/"]').click()  # the theme makes links absolute
+        use_calculator(page, "vram-addestramento-llm")
+        scope = page.evaluate("navigator.serviceWorker.ready.then((r) => r.scope)")
+        assert scope == server.url
+    finally:
+        context.close()
+        server.stop()
+    assert_clean(watch)

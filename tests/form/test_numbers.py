@@ -1,0 +1,117 @@
+"""Parsing and formatting of Italian numbers."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from calculator.form.numbers import ParseError, ParseProblem, format_decimal, format_integer, parse_number
+
+PARSED = [
+    ("0,5", "0.5"),
+    ("0.5", "0.5"),
+    ("  4  ", "4"),
+    ("\u00a012\u00a0", "12"),
+    ("1.000", "1000"),  # a single dot before three digits: thousands, as Italians write
+    ("0.125", "0.125"),  # ...but not after a zero integer part
+    ("12.5", "12.5"),
+    ("1.2345", "1.2345"),
+    ("1,000", "1"),  # a single comma is always the decimal comma
+    ("1.000.000", "1000000"),
+    ("1,000,000", "1000000"),
+    ("1 000 000", "1000000"),
+    ("1.000,5", "1000.5"),
+    ("1,000.5", "1000.5"),
+    ("+7", "7"),
+    ("-1", "-1"),
+    ("\u22123", "-3"),
+    ("\uff11\uff12", "12"),  # full-width digits
+    ("007", "7"),
+]
+
+REJECTED = [
+    ("", ParseProblem.EMPTY),
+    ("   ", ParseProblem.EMPTY),
+    ("abc", ParseProblem.NOT_A_NUMBER),
+    ("1e3", ParseProblem.NOT_A_NUMBER),
+    ("NaN", ParseProblem.NOT_A_NUMBER),
+    ("Infinity", ParseProblem.NOT_A_NUMBER),
+    ("0x10", ParseProblem.NOT_A_NUMBER),
+    (",5", ParseProblem.NOT_A_NUMBER),
+    ("5,", ParseProblem.NOT_A_NUMBER),
+    ("1..0", ParseProblem.NOT_A_NUMBER),
+    ("--1", ParseProblem.NOT_A_NUMBER),
+    ("<img src=x onerror=alert(1)>", ParseProblem.NOT_A_NUMBER),
+    ("1,5,5", ParseProblem.BAD_GROUPING),
+    ("1.00.0", ParseProblem.BAD_GROUPING),
+    ("1.000,000.5", ParseProblem.BAD_GROUPING),
+    ("1 000.000", ParseProblem.BAD_GROUPING),
+    ("1.000.5", ParseProblem.BAD_GROUPING),
+    ("9" * 41, ParseProblem.TOO_LONG),
+    ("0,1234567", ParseProblem.TOO_MANY_DECIMALS),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PARSED)
+def test_parses(text: str, expected: str) -> None:
+    assert parse_number(text) == Decimal(expected)
+
+
+@pytest.mark.parametrize(("text", "problem"), REJECTED)
+def test_rejects(text: str, problem: ParseProblem) -> None:
+    with pytest.raises(ParseError) as caught:
+        parse_number(text)
+    assert caught.value.problem is problem
+
+
+FORMATTED = [
+    ("0", "0"),
+    ("2", "2"),
+    ("2.0", "2"),
+    ("0.75", "0,75"),
+    ("0.5", "0,5"),
+    ("1000.5", "1.000,5"),
+    ("1048576", "1.048.576"),
+    ("1.3332", "1,33"),
+    ("2.005", "2"),  # half-even
+    ("0.000123", "0,000123"),
+    ("0.0001234", "0,000123"),
+    ("0.9996", "1"),
+    ("-1234.5", "-1.234,5"),
+    ("1E+21", "1.000.000.000.000.000.000.000"),
+]
+
+
+@pytest.mark.parametrize(("value", "expected"), FORMATTED)
+def test_formats(value: str, expected: str) -> None:
+    assert format_decimal(Decimal(value)) == expected
+
+
+def test_refuses_to_format_non_finite() -> None:
+    for bad in ("NaN", "Infinity"):
+        with pytest.raises(ValueError):
+            format_decimal(Decimal(bad))
+
+
+@given(st.integers(min_value=-(10**27), max_value=10**27))
+def test_integers_round_trip(n: int) -> None:
+    text = format_integer(n)
+    assert "," not in text
+    assert parse_number(text) == n
+
+
+@given(st.decimals(min_value=Decimal("-1e12"), max_value=Decimal("1e12"), places=2, allow_nan=False))
+def test_formatted_decimals_parse_back(value: Decimal) -> None:
+    assert parse_number(format_decimal(value)) == value
+
+
+@given(st.text(max_size=60))
+def test_parse_never_fails_unexpectedly(text: str) -> None:
+    try:
+        value = parse_number(text)
+    except ParseError:
+        return
+    assert value.is_finite()

@@ -1,0 +1,183 @@
+"""One source for every rule: Python decides, and says so as data (issue 11)."""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+from calculator import CALCULATORS, handle, respond
+from calculator.form.model import BLANK, FLAG_TRUE_TEXTS, Calculator, Field, Problem, Result, flag_value
+from calculator.form.registry import _Registry
+from calculator.form.render import render
+
+from ..conftest import ROOT
+
+JS = ROOT / "docs" / "assets" / "javascripts"
+
+
+def test_hypothesis_runs_under_the_ci_profile() -> None:
+    current = settings()
+    assert current.deadline is None and current.derandomize and current.database is None
+
+
+@pytest.mark.parametrize(
+    ("calculator_id", "field", "text", "problem"),
+    [
+        ("accumulo-del-gradiente", "micro_batch", "", Problem.EMPTY),
+        ("accumulo-del-gradiente", "micro_batch", "abc", Problem.NOT_A_NUMBER),
+        ("accumulo-del-gradiente", "micro_batch", "1,5", Problem.NOT_AN_INTEGER),
+        ("accumulo-del-gradiente", "micro_batch", "0", Problem.TOO_SMALL),
+        ("accumulo-del-gradiente", "micro_batch", "2000000", Problem.TOO_LARGE),
+        ("accumulo-del-gradiente", "micro_batch", "1.000.00", Problem.BAD_GROUPING),
+        ("accumulo-del-gradiente", "micro_batch", "1" * 50, Problem.TOO_LONG),
+        ("accumulo-del-gradiente", "activation_per_sample_gb", "0,1234567", Problem.TOO_MANY_DECIMALS),
+        ("accumulo-del-gradiente", "activation_unit", "TB", Problem.NOT_AN_OPTION),
+        ("parametri-lora", "kv_heads", "5", Problem.INCONSISTENT),
+    ],
+)
+def test_a_field_error_carries_its_kind(calculator_id: str, field: str, text: str, problem: Problem) -> None:
+    calc = CALCULATORS[calculator_id]
+    answer = respond({"calculator": calculator_id, "values": {**calc.defaults, field: text}})
+    assert answer["problems"] == {field: problem.value}
+    assert set(answer["errors"]) == {field}  # type: ignore[arg-type]
+    assert answer["status"] == ("incomplete" if problem is Problem.EMPTY else "invalid")
+
+
+@pytest.mark.parametrize(("text", "checked"), [
+    *((t, True) for t in FLAG_TRUE_TEXTS), ("SI", True), (" On ", True), ("Sì", True),
+    ("", False), ("0", False), ("off", False), ("no", False), ("false", False), ("x", False),
+])
+def test_what_a_checkbox_text_means(text: str, checked: bool) -> None:
+    assert flag_value(text) is checked
+    # The page applies the same list (lower-cased, trimmed), written on every checkbox.
+    assert (text.strip().lower() in FLAG_TRUE_TEXTS) is checked
+
+
+def test_checkboxes_carry_pythons_list_and_send_its_value() -> None:
+    html = render(CALCULATORS["parametri-lora"])
+    boxes = re.findall(r'<input type="checkbox"[^>]*>', html)
+    assert boxes
+    for box in boxes:
+        assert f'data-true="{" ".join(FLAG_TRUE_TEXTS)}"' in box and 'value="on"' in box
+
+
+@pytest.mark.parametrize("mode", ["bogus", "", "<b>", "OBIETTIVO"])
+def test_an_unknown_mode_is_the_first_one(mode: str) -> None:
+    calc = CALCULATORS["accumulo-del-gradiente"]
+    answer = respond({"calculator": calc.id, "values": {**calc.defaults, "mode": mode}})
+    assert answer["mode"] == "diretto"
+    assert answer["status"] == "ok"
+    assert 'data-mode="diretto"' in render(calc, {"mode": mode})
+
+
+@pytest.mark.parametrize(("unit", "label"), [("MB", "MB"), ("GiB", "GiB"), ("TB", "GB")])
+def test_units_chosen_in_a_field_come_from_python(unit: str, label: str) -> None:
+    calc = CALCULATORS["accumulo-del-gradiente"]
+    answer = respond({"calculator": calc.id, "values": {**calc.defaults, "mode": "obiettivo", "activation_unit": unit}})
+    assert answer["units"] == {"activation_per_sample_gb": label, "memory_budget": label}
+    html = render(calc, {"activation_unit": unit})
+    assert f'<span class="calc__unit" data-unit-of="memory_budget">{label}</span>' in html
+
+
+def test_the_blank_result_text_is_rendered_for_the_page() -> None:
+    for calc in CALCULATORS.values():
+        assert f'data-blank="{BLANK}"' in render(calc)
+    script = (JS / "calculators.mjs").read_text()
+    assert BLANK not in script and "form.dataset.blank" in script
+
+
+class _Elements(HTMLParser):
+    """Each field's wrapper and each result row, with whether it is hidden."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hidden: dict[str, bool] = {}
+        self.stack: list[bool] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        hidden = (self.stack[-1] if self.stack else False) or "hidden" in found
+        if tag not in {"input", "br", "img", "meta", "link"}:
+            self.stack.append(hidden)
+        for key in ("name", "data-output"):
+            if found.get(key):
+                self.hidden[str(found[key])] = hidden
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.stack and tag not in {"input", "br", "img", "meta", "link"}:
+            self.stack.pop()
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_every_field_and_result_of_the_default_mode_is_rendered_visible(calculator_id: str) -> None:
+    calc = CALCULATORS[calculator_id]
+    parser = _Elements()
+    parser.feed(render(calc))
+    mode = calc.mode(calc.defaults)
+    for spec in calc.fields:
+        assert parser.hidden[spec.id] is (not spec.in_mode(mode)), spec.id
+    for result in calc.results:
+        assert parser.hidden[result.id] is (not result.in_mode(mode)), result.id
+
+
+def _broken(error: Exception) -> Calculator:
+    def compute(values: object) -> dict[str, Decimal]:
+        raise error
+
+    return Calculator(id="guasto", title="Guasto", summary="Guasto.", compute=compute,  # type: ignore[arg-type]
+                      fields=(Field(id="n", label="N", default="1", help="N."),), results=(Result("r", "R"),))
+
+
+@pytest.mark.parametrize(("error", "reason"), [
+    (AssertionError("x"), "defect"), (KeyError("x"), "defect"), (TypeError("x"), "defect"),
+    (RecursionError(), "defect"), (ModuleNotFoundError("decimal"), "missing_module"),
+])
+def test_the_api_never_raises(monkeypatch: pytest.MonkeyPatch, error: Exception, reason: str) -> None:
+    registry = _Registry()
+    registry._found = {**CALCULATORS, "guasto": _broken(error)}
+    monkeypatch.setattr("calculator.form.api.CALCULATORS", registry)
+    answer = json.loads(handle(json.dumps({"calculator": "guasto", "values": {"n": "1"}})))
+    assert answer["status"] == "error" and answer["reason"] == reason and answer["message"]
+
+
+def test_no_assert_in_the_package() -> None:
+    """``python -O`` drops asserts, and an AssertionError would be a defect: the package uses none."""
+    for module in (ROOT / "calculator").glob("*.py"):
+        assert not re.search(r"^\s*assert\b", module.read_text(), re.M), module.name
+
+
+def test_the_inline_start_script_speaks_the_protocol() -> None:
+    protocol = (JS / "engine-protocol.mjs").read_text()
+    start = (JS / "engine-start.js").read_text()
+    assert 'export const START = "start";' in protocol
+    assert "export const start = (version) => ({ type: START, version });" in protocol
+    assert 'worker.postMessage({ type: "start", version: form.dataset.engine });' in start
+    for script in ("calculators.mjs", "engine-worker.mjs"):
+        text = (JS / script).read_text()
+        assert 'from "./engine-protocol.mjs"' in text
+        assert not re.search(r'type: "(start|compute|ready|result|failed)"', text), script
+
+
+def test_each_package_says_what_it_is() -> None:
+    for package in ("calculator", "sitebuild", "tools"):
+        source = (ROOT / package / "__init__.py").read_text()
+        assert source.startswith('"""'), package
+    assert sorted(p.name for p in (ROOT / "scripts").iterdir()) == ["bench", "build", "lighthouse", "serve", "setup", "test"]
+
+
+def test_readme_layout_table_matches_the_tree() -> None:
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"^\| `([^`]+)` \|", table, re.M))
+    assert named == {"calculator/", "sitebuild/", "tools/", "scripts/", "docs/", "tests/"}
+    for folder in named:
+        assert Path(ROOT / folder).is_dir()
+    for module in [*(ROOT / "sitebuild").glob("*.py"), *(ROOT / "tools").glob("*.py"), *(ROOT / "calculator").glob("*.py")]:
+        if module.name != "__init__.py":
+            assert f"`{module.stem}" in table or f"`{module.name}" in table, module.name

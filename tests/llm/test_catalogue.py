@@ -1,0 +1,58 @@
+"""The shared architecture catalogue: what it covers, and that every entry is a consistent config."""
+
+from __future__ import annotations
+
+import pytest
+
+from calculator import CALCULATORS, respond
+from calculator.llm.catalogue import MODELS, PLAIN
+from calculator.pages.presets import field_texts
+
+LORA = "parametri-lora"
+
+
+def test_it_covers_the_models_people_train() -> None:
+    assert len(MODELS) >= 25
+    families = {m.family for m in MODELS}
+    assert len(families) >= 10
+    assert {"Llama", "Mistral", "Qwen", "Gemma", "Phi", "Falcon", "GPT-2", "OPT", "BLOOM", "T5", "Whisper"} <= families
+    assert len({m.id for m in MODELS}) == len(MODELS)
+    # Every architecture feature the calculators describe has at least one public model.
+    features = {
+        "explicit head_dim": [m for m in MODELS if m.head_dim and m.head_dim != m.hidden // m.heads],
+        "grouped-query attention": [m for m in MODELS if 1 < m.kv_heads < m.heads],
+        "multi-query attention": [m for m in MODELS if m.kv_heads == 1],
+        "fused query/key/value": [m for m in MODELS if m.fused_qkv],
+        "fused gate/up": [m for m in MODELS if m.fused_gate_up],
+        "mixture of experts": [m for m in MODELS if m.moe],
+        "shared experts": [m for m in MODELS if m.shared_intermediate],
+        "encoder–decoder": [m for m in MODELS if m.encoder_decoder],
+        "speech": [m for m in MODELS if m.mel_bins],
+        "two-matrix MLP": [m for m in MODELS if m.mlp == PLAIN],
+        "biases": [m for m in MODELS if m.bias or m.qkv_bias],
+        "tied embeddings": [m for m in MODELS if m.tied],
+    }
+    assert [name for name, models in features.items() if not models] == []
+
+
+@pytest.mark.parametrize("entry", MODELS, ids=lambda m: m.id)
+def test_each_entry_is_a_consistent_config(entry) -> None:  # type: ignore[no-untyped-def]
+    assert entry.heads % entry.kv_heads == 0
+    assert entry.source.startswith("https://huggingface.co/") and entry.source.endswith("/config.json")
+    assert (entry.experts == 0) == (entry.experts_per_token == 0) == (entry.expert_intermediate == 0)
+    assert entry.experts_per_token <= entry.experts
+    assert not (entry.shared_intermediate and not entry.moe)
+    assert not (entry.mel_bins and not entry.encoder_decoder)
+    # Counted from the shape alone, the total is the publisher's to the parameter.
+    assert entry.parameters() == entry.stated_parameters
+
+
+@pytest.mark.parametrize("entry", MODELS, ids=lambda m: m.id)
+def test_every_entry_fills_the_lora_page(entry) -> None:  # type: ignore[no-untyped-def]
+    calc = CALCULATORS[LORA]
+    targets = {"q_proj": "", "v_proj": "", "qkv_proj": "on"} if entry.fused_qkv else {}
+    answer = respond({"calculator": LORA, "values": {**calc.defaults, **field_texts(entry), **targets}})
+    assert answer["status"] == "ok", answer["errors"]
+    printout = str(answer["results"]["peft_printout"])  # type: ignore[index]
+    assert f"all params: {entry.parameters() + int(str(answer['results']['trainable_parameters']).replace('.', '')):,}" \
+        in printout  # type: ignore[index]

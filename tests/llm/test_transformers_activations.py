@@ -1,0 +1,33 @@
+"""The activation page against Transformers' own models, measured by tools/measure_transformers.py.
+
+The script shrank one catalogue entry per family, built it with Transformers 4.57.1 (bf16, eager attention,
+no dropout), counted the bytes autograd kept for the backward pass and recorded them in
+tests/data/transformers_activations.json. The page, with the catalogue's choices for each family, must stay
+within 1 % of each measurement.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from calculator.llm.catalogue import model
+from tools.transformers_shapes import page_bytes, tiny
+
+from ..conftest import ROOT
+
+RECORDED = json.loads((ROOT / "tests" / "data" / "transformers_activations.json").read_text())
+@pytest.mark.parametrize("row", RECORDED["rows"], ids=lambda row: row["model"])
+def test_the_page_matches_transformers(row: dict[str, Any]) -> None:
+    estimated = page_bytes(tiny(model(row["model"])))
+    assert estimated == row["estimated"]  # the record is of this page (re-run the script after changing it)
+    assert abs(row["measured"] - estimated) <= row["measured"] * 0.01
+
+
+def test_every_family_is_measured() -> None:
+    from calculator.llm.catalogue import MODELS
+
+    assert {model(row["model"]).family for row in RECORDED["rows"]} == {entry.family for entry in MODELS}
+    assert RECORDED["transformers"] == "4.57.1"

@@ -1,0 +1,204 @@
+"""Reverse solving, framework configs and the chart of the gradient-accumulation calculator."""
+
+from __future__ import annotations
+
+import ast
+import json
+import xml.etree.ElementTree as ET
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from calculator import respond
+from calculator.llm.accumulation_plan import largest_divisor_at_most, plan
+from calculator.pages.gradient_accumulation import plan_note
+
+from ..support.golden import ACC, request
+
+# (target, budget, gpus, activation) → (micro-batch, steps, reached, exact)
+PLANS = [
+    ((512, "20", 1, "0.5"), (40, 13, 520, False)),  # 40 fits; 512 is not a multiple of 40
+    ((480, "20", 1, "0.5"), (40, 12, 480, True)),
+    ((32, "100", 1, "0.5"), (32, 1, 32, True)),  # the whole target fits in one micro-batch
+    ((512, "20", 3, "0.5"), (40, 5, 600, False)),  # 512 is not a multiple of 3 GPUs
+    ((1024, "16", 8, "1"), (16, 8, 1024, True)),
+    ((100, "3", 1, "1"), (3, 34, 102, False)),
+    ((1, "1", 1, "1"), (1, 1, 1, True)),
+    ((7, "1", 1, "0.3"), (3, 3, 9, False)),
+]
+
+
+@pytest.mark.parametrize(("args", "expected"), PLANS)
+def test_plan_golden(args: tuple[int, str, int, str], expected: tuple[int, int, int, bool]) -> None:
+    target, budget, gpus, activation = args
+    result = plan(target, Decimal(budget), gpus, Decimal(activation))
+    assert (result.micro_batch, result.accumulation_steps, result.effective_batch, result.exact) == expected
+
+
+def test_not_divisible_target_explains_the_nearest_options() -> None:
+    note = plan_note(plan(512, Decimal(20), 1, Decimal("0.5")))
+    assert "512 non è un multiplo di 40" in note
+    assert "480 con 12 passi (sotto)" in note and "520 con 13 passi (sopra)" in note
+    assert "usa un micro-batch di 32 con 16 passi di accumulo" in note
+    other = plan_note(plan(512, Decimal(20), 3, Decimal("0.5")))
+    assert "sempre un multiplo di 3" in other and "480 con 4 passi (sotto)" in other
+
+
+def test_impossible_target_has_its_own_message() -> None:
+    answer = respond(request(ACC, mode="obiettivo", activation_per_sample_gb="30", memory_budget="20"))
+    assert answer["status"] == "invalid"
+    assert answer["errors"] == {"memory_budget": (
+        "Budget di memoria per GPU: un solo campione richiede 30 GB, più dei 20 GB disponibili. Riduci la"
+        " lunghezza delle sequenze, usa il checkpointing delle attivazioni o aumenta il budget."
+    )}
+
+
+def test_reverse_mode_results() -> None:
+    answer: dict[str, Any] = respond(request(ACC, mode="obiettivo"))
+    results = answer["results"]
+    assert (results["micro_batch_fit"], results["accumulation_needed"], results["effective_batch"]) == ("40", "13", "520")
+    assert results["activation_memory"] == "20 GB"
+    assert "Per raggiungere esattamente 512" in results["plan_note"]
+    # Fields of the other mode do not matter, even when they are invalid.
+    assert respond(request(ACC, mode="obiettivo", micro_batch="abc"))["status"] == "ok"
+    assert respond(request(ACC, target_effective_batch="abc"))["status"] == "ok"
+
+
+# On a GPU: (GPU memory, model states, reserve, A, target) → (b, a, verdict, margin). The budget is what the
+# GPU leaves: 85,9 − 16 − 2 = 67,9 GB → 135 samples of 0,5 GB; 25,77 − 14 − 2 = 9,77 GB → 4 samples of 2 GB.
+GPU_PLANS = [
+    (("85,9", "16", "2", "0,5", "512"), ("135", "4", "Entra in una GPU da 85,9 GB: restano 0,4 GB oltre la riserva.",
+                                        "0,4 GB")),
+    (("25,77", "14", "2", "2", "64"), ("4", "16", "Entra in una GPU da 25,77 GB: restano 1,77 GB oltre la riserva.",
+                                      "1,77 GB")),
+    (("150,32", "40", "0", "1,5", "96"), ("73", "2", "Entra in una GPU da 150,32 GB: restano 0,82 GB oltre la riserva.",
+                                         "0,82 GB")),
+]
+
+
+@pytest.mark.parametrize(("inputs", "expected"), GPU_PLANS)
+def test_target_on_a_gpu(inputs: tuple[str, ...], expected: tuple[str, ...]) -> None:
+    gpu, states, reserve, a, target = inputs
+    answer: dict[str, Any] = respond(request(ACC, mode="gpu", gpu_memory_gb=gpu, model_states_gb=states,
+                                             reserve_gb=reserve, activation_per_sample_gb=a,
+                                             target_effective_batch=target))
+    results = answer["results"]
+    assert (results["micro_batch_fit"], results["accumulation_needed"], results["gpu_fit"],
+            results["gpu_headroom_gb"]) == expected
+    # The budget mode with the same memory left gives the same plan.
+    left = Decimal(gpu.replace(",", ".")) - Decimal(states.replace(",", ".")) - Decimal(reserve.replace(",", "."))
+    same = respond(request(ACC, mode="obiettivo", memory_budget=str(left).replace(".", ","),
+                           activation_per_sample_gb=a, target_effective_batch=target))["results"]
+    assert (same["micro_batch_fit"], same["accumulation_needed"]) == expected[:2]  # type: ignore[index]
+
+
+def test_a_gpu_without_room_for_one_sample_says_it_does_not_fit() -> None:
+    answer = respond(request(ACC, mode="gpu", gpu_memory_gb="25,77", model_states_gb="23", reserve_gb="2",
+                             activation_per_sample_gb="1"))
+    assert answer["status"] == "invalid"
+    assert answer["errors"] == {"model_states_gb": (
+        "Stati del modello per GPU: non entra. Una GPU da 25,77 GB, tolti 23 GB di stati del modello e 2 GB di"
+        " riserva del framework, non ha posto per un campione da 1 GB di attivazioni. Riduci gli stati (ZeRO su più"
+        " GPU, un ottimizzatore a 8 bit, LoRA), le attivazioni (sequenze più corte, checkpointing) o scegli una GPU"
+        " più grande."
+    )}
+    # Activations in MB are compared in MB: 500 MB fit in the 0,77 GB left.
+    fits = respond(request(ACC, mode="gpu", gpu_memory_gb="25,77", model_states_gb="23", reserve_gb="2",
+                           activation_unit="MB", activation_per_sample_gb="500", target_effective_batch="8"))
+    assert fits["status"] == "ok" and fits["results"]["micro_batch_fit"] == "1"  # type: ignore[index]
+
+
+def test_gpu_fields_and_buttons_belong_to_the_gpu_mode() -> None:
+    from calculator import CALCULATORS
+    from calculator.form.render import render
+
+    calc = CALCULATORS[ACC]
+    html = render(calc)
+    assert '<div class="calc__presets" role="group" aria-labelledby="accumulo-del-gradiente--preimpostati-0"' \
+           ' data-modes="gpu" hidden>' in html
+    # The GPU buttons sit in the GPU group, first thing after its legend.
+    assert '<fieldset class="calc__group" data-modes="gpu" hidden>\n<legend>GPU</legend>\n' \
+           '<div class="calc__presets" role="group" aria-labelledby="accumulo-del-gradiente--preimpostati-0"' in html
+    assert '<div class="calc__field" data-modes="gpu" hidden><label for="accumulo-del-gradiente--gpu_memory_gb">' in html
+    shown = render(calc, {"mode": "gpu"})
+    assert 'data-modes="gpu">' in shown and 'data-preset="{&quot;gpu_memory_gb&quot;: &quot;25,77&quot;}"' in shown
+    # In the other modes the GPU fields do not matter, even when invalid.
+    assert respond(request(ACC, mode="obiettivo", gpu_memory_gb="abc"))["status"] == "ok"
+
+
+@given(st.integers(1, 100_000), st.integers(1, 5_000), st.integers(1, 64), st.integers(1, 8))
+def test_plan_properties(target: int, budget: int, gpus: int, activation: int) -> None:
+    if activation > budget:
+        return
+    result = plan(target, Decimal(budget), gpus, Decimal(activation))
+    assert result.micro_batch * activation <= budget  # it fits
+    assert result.effective_batch == result.micro_batch * result.accumulation_steps * gpus
+    assert result.effective_batch >= target  # at least the target ...
+    assert result.effective_batch - target < result.micro_batch * gpus  # ... by less than one step
+    assert result.exact == (result.effective_batch == target)
+
+
+@given(st.integers(1, 10**6), st.integers(1, 10**6))
+def test_largest_divisor(n: int, limit: int) -> None:
+    d = largest_divisor_at_most(n, limit)
+    assert n % d == 0 and d <= max(1, limit)
+    assert all(n % k for k in range(d + 1, min(limit, n) + 1)) if limit < 2000 else True
+
+
+@pytest.mark.parametrize("mode", ["diretto", "obiettivo", "gpu"])
+@pytest.mark.parametrize("gpus", ["1", "4", "3"])
+def test_configs_parse_back_and_agree_with_the_effective_batch(mode: str, gpus: str) -> None:
+    results: dict[str, str] = respond(request(ACC, mode=mode, data_parallel_gpus=gpus))["results"]  # type: ignore[assignment]
+    effective = int(results["effective_batch"].replace(".", ""))
+    deepspeed = json.loads(results["config_deepspeed"])
+    assert set(deepspeed) == {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}
+    micro, steps = deepspeed["train_micro_batch_size_per_gpu"], deepspeed["gradient_accumulation_steps"]
+    assert deepspeed["train_batch_size"] == micro * steps * int(gpus) == effective
+
+    def keywords(source: str, function: str) -> dict[str, Any]:
+        tree = ast.parse(source)  # also proves that the snippet is valid Python
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == function]
+        assert len(calls) == 1, function
+        return {k.arg: ast.literal_eval(k.value) for k in calls[0].keywords if k.arg}
+
+    hf = keywords(results["config_hf"], "TrainingArguments")
+    assert (hf["per_device_train_batch_size"], hf["gradient_accumulation_steps"]) == (micro, steps)
+    lightning = keywords(results["config_lightning"], "Trainer")
+    assert (lightning["devices"], lightning["accumulate_grad_batches"]) == (int(gpus), steps)
+    assert keywords(results["config_lightning"], "DataLoader")["batch_size"] == micro
+    accelerate = keywords(results["config_accelerate"], "Accelerator")
+    assert accelerate == {"gradient_accumulation_steps": steps}
+    assert f"--num_processes {gpus}" in results["config_accelerate"]
+
+
+@pytest.mark.parametrize(("steps", "points"), [("8", 16), ("1", 8), ("3", 8), ("40", 64), ("500", 64)])
+def test_chart_points_and_flat_memory(steps: str, points: int) -> None:
+    svg = ET.fromstring(str(respond(request(ACC, accumulation_steps=steps))["chart"]))
+    ns = "{http://www.w3.org/2000/svg}"
+    lines = {line.get("data-series"): line.get("points", "").split() for line in svg.iter(f"{ns}polyline")}
+    assert len(lines["batch"]) == len(lines["memory"]) == points
+    memory_y = {p.split(",")[1] for p in lines["memory"]}
+    assert len(memory_y) == 1  # flat
+    batch_y = [float(p.split(",")[1]) for p in lines["batch"]]
+    assert batch_y == sorted(batch_y, reverse=True)  # rising (SVG y grows downwards)
+    desc = svg.find(f"{ns}desc")
+    assert desc is not None and "resta 2 GB" in (desc.text or "")
+
+
+@pytest.mark.parametrize(("unit", "activation", "memory"), [("MB", "500", "2.000 MB"), ("GiB", "0,5", "2 GiB"),
+                                                             ("GB", "0,5", "2 GB")])
+def test_units_follow_the_choice(unit: str, activation: str, memory: str) -> None:
+    results = respond(request(ACC, activation_unit=unit, activation_per_sample_gb=activation))["results"]
+    assert results["activation_memory"] == memory  # type: ignore[index]
+
+
+def test_optional_extras() -> None:
+    results = respond(request(ACC, dataset_size="100.000", sequence_length="4096"))["results"]
+    assert results["steps_per_epoch"] == "3.125"  # type: ignore[index]
+    assert results["tokens_per_step"] == "131.072"  # type: ignore[index]
+    results = respond(request(ACC, dataset_size="100"))["results"]
+    assert results["steps_per_epoch"] == "4"  # type: ignore[index]  # 100 / 32, rounded up
+    assert results["tokens_per_step"] == "—"  # type: ignore[index]

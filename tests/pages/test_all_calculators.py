@@ -1,0 +1,82 @@
+"""Every calculator, whatever arrives: no exception, only results or Italian messages."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calculator import CALCULATORS, respond
+from calculator.form.model import Format
+from calculator.form.render import render
+
+from ..conftest import ROOT
+
+NUMBER_TEXT = re.compile(r"^(—|-?\d{1,3}(\.\d{3})*(,\d+)?( %| [A-Za-z]+)?)$")  # "1.048.576", "0,75 GB", "—"
+values = st.one_of(
+    st.text(max_size=30),
+    st.sampled_from(["", " ", "-1", "0", "abc", "NaN", "Infinity", "1e309", "0x10", "１２", "1.000.000,5",
+                     "<img src=x onerror=alert(1)>", "on", "adamw_mixed", "3", "99999999999"]),
+    st.integers(), st.floats(), st.none(), st.booleans(),
+)
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+@settings(max_examples=150)
+@given(data=st.data())
+def test_arbitrary_inputs(calculator_id: str, data: st.DataObject) -> None:
+    calc = CALCULATORS[calculator_id]
+    keys = st.sampled_from([f.id for f in calc.fields] + ["extra", "__proto__"])
+    texts = data.draw(st.dictionaries(keys, values))
+    answer = respond({"calculator": calculator_id, "values": texts})
+    assert answer["status"] in {"ok", "incomplete", "invalid"}
+    results = answer["results"]
+    assert isinstance(results, dict) and set(results) == {r.id for r in calc.results}
+    for spec in calc.results:
+        if spec.format not in (Format.TEXT, Format.CODE):
+            assert NUMBER_TEXT.match(results[spec.id]), results[spec.id]
+        assert "NaN" not in results[spec.id] and "Infinity" not in results[spec.id]
+    errors = answer["errors"]
+    assert isinstance(errors, dict)
+    assert set(errors) <= {f.id for f in calc.fields}
+    assert all(isinstance(m, str) and m.endswith(".") for m in errors.values())
+    if answer["status"] != "ok":
+        assert errors or answer["message"]
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_declarations_are_complete(calculator_id: str) -> None:
+    calc = CALCULATORS[calculator_id]
+    assert calc.title and calc.summary.endswith(".")
+    ids = [f.id for f in calc.fields] + [r.id for r in calc.results]
+    assert len(ids) == len(set(ids))
+    for spec in calc.fields:
+        assert spec.label
+        if spec.numeric:
+            assert spec.minimum < spec.maximum and spec.help
+    assert "predefinito" in calc.examples
+    for name, example in calc.examples.items():
+        answer = respond({"calculator": calculator_id, "values": {**calc.defaults, **example}})
+        assert answer["status"] == "ok", (name, answer["errors"])
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_hostile_defaults_are_escaped(calculator_id: str) -> None:
+    calc = CALCULATORS[calculator_id]
+    hostile = {f.id: '"><script>alert(1)</script>' for f in calc.fields}
+    html = render(calc, hostile)
+    assert "<script>" not in html
+    assert "&lt;script&gt;" in html or "&quot;&gt;" in html
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_every_chart_part_has_a_colour_in_both_themes(calculator_id: str) -> None:
+    """A part without a CSS colour paints black, invisible in the dark theme (the activation bar had three)."""
+    css = (ROOT / "docs" / "assets" / "stylesheets" / "calculators.css").read_text()
+    calc = CALCULATORS[calculator_id]
+    for example in calc.examples.values():
+        chart = str(respond({"calculator": calculator_id, "values": {**calc.defaults, **example}}).get("chart", ""))
+        for part in set(re.findall(r'class="(calc-part-\d+)"', chart)):
+            assert f"\n.{part} {{ fill:" in css and f'[data-md-color-scheme="slate"] .{part} {{ fill:' in css, part
