@@ -14,6 +14,10 @@ extensions (MkDocs, Zensical) builds the same pages.
 * ``{{ <id>:<example>:<key> }}`` becomes a figure computed by the package for
   a named example of that calculator: a result with its unit, or an input;
   add ``:numero`` for the bare number.
+* ``[[tabella <id> <name>]]`` becomes a table the calculator builds from the
+  data it restates (``Calculator.tables``), so an article never copies it.
+* An unknown calculator, example, field, result or table fails the build with
+  the line and its text; so does a ``{{`` or ``[[`` that is not a directive.
 * ``$…$`` and ``$$…$$`` (alone on their lines) become MathML, so formulas
   need no script and no network. Italian numbers inside keep their commas.
 """
@@ -33,14 +37,18 @@ from markdown.preprocessors import Preprocessor
 
 from calculator import CALCULATORS, get
 from calculator.form.evaluate import Evaluation, evaluate
+from calculator.form.model import Calculator
 from calculator.form.numbers import format_decimal
 from calculator.form.render import FEEDS_MARK, feed_links, render
+from calculator.form.tables import table_html
 
 from .engine import pyodide_version
 
 DIRECTIVE = re.compile(r"^\[\[calcolatore ([a-z0-9-]+)\]\]\s*$")
 SIBLINGS = re.compile(r"^\[\[da-provare-dopo ([a-z0-9-]+)\]\]\s*$")
 CARDS = re.compile(r"^\[\[schede\]\]\s*$")
+TABLE = re.compile(r"^\[\[tabella ([a-z0-9-]+) ([a-z0-9_-]+)\]\]\s*$")
+LEFTOVER = re.compile(r"\{\{|\[\[")
 FIGURE = re.compile(r"\{\{\s*([a-z0-9-]+):([a-z0-9_]+):([a-z0-9_]+)(:numero)?\s*\}\}")
 DISPLAY_MATH = re.compile(r"^\$\$(.+?)\$\$\s*$")
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)\$")
@@ -48,10 +56,22 @@ ITALIAN_NUMBER = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d+,\d+")
 ENGINE_START = Path(__file__).resolve().parent.parent / "docs" / "assets" / "javascripts" / "engine-start.js"
 
 
+class DirectiveError(ValueError):
+    """A directive or figure that names something that does not exist, or a leftover ``{{``/``[[``."""
+
+
+def _calculator(calculator_id: str) -> Calculator:
+    if calculator_id not in CALCULATORS:
+        raise DirectiveError(f"calcolatore sconosciuto «{calculator_id}» (esistono: {', '.join(CALCULATORS)})")
+    return get(calculator_id)
+
+
 @functools.cache
 def example_evaluation(calculator_id: str, example: str) -> Evaluation:
     """A named example of a calculator, computed once per build however many figures quote it."""
-    calc = get(calculator_id)
+    calc = _calculator(calculator_id)
+    if example not in calc.examples:
+        raise DirectiveError(f"esempio sconosciuto «{example}» di {calculator_id} (esistono: {', '.join(calc.examples)})")
     evaluation = evaluate(calc, {**calc.defaults, **calc.examples[example]})
     if evaluation.status != "ok":
         raise ValueError(f"example {calculator_id}:{example} does not compute: {evaluation.errors}")
@@ -61,6 +81,8 @@ def example_evaluation(calculator_id: str, example: str) -> Evaluation:
 def figure(calculator_id: str, example: str, key: str, bare: bool = False) -> str:
     """A figure of a named example, formatted as the page shows it."""
     evaluation = example_evaluation(calculator_id, example)
+    if key not in evaluation.outputs and key not in evaluation.values:
+        raise DirectiveError(f"«{key}» non è né un risultato né un campo di {calculator_id}")
     if key in evaluation.results:
         value = evaluation.outputs[key]
         return format_decimal(value) if bare and isinstance(value, Decimal) else evaluation.results[key]
@@ -91,9 +113,17 @@ def engine_start() -> str:
     return f"<script>\n{code}</script>\n"
 
 
+def table(calculator_id: str, name: str) -> str:
+    """A table the calculator builds from its data."""
+    calc = _calculator(calculator_id)
+    if name not in calc.tables:
+        raise DirectiveError(f"tabella sconosciuta «{name}» di {calculator_id} (esistono: {', '.join(calc.tables)})")
+    return table_html(calc.tables[name]())
+
+
 def sibling_links(calculator_id: str) -> list[str]:
     """Markdown list of the other calculators; MkDocs checks and rewrites the links."""
-    get(calculator_id)
+    _calculator(calculator_id)
     return [f"- [**{c.title}**]({c.id}.md): {c.summary}" for c in CALCULATORS.values() if c.id != calculator_id]
 
 
@@ -121,29 +151,53 @@ class CalculatorPreprocessor(Preprocessor):
 
     def calculator(self, calculator_id: str) -> list[str]:
         """The form (raw HTML), its feed links (Markdown, inside it) and the inline start script."""
-        form = render(get(calculator_id), attributes={"engine": pyodide_version()}) + "\n" + engine_start()
+        # The engine's version, and the worker's path from the site's root (written once, here): raw HTML is
+        # not rewritten by MkDocs or Zensical and a page's depth is unknown here, so the page's scripts
+        # resolve it against the root they find (engine-start.js, engine-client.mjs). No leading "/".
+        attributes = {"engine": pyodide_version(), "worker": "assets/javascripts/engine-worker.mjs"}
+        form = render(_calculator(calculator_id), attributes=attributes) + "\n" + engine_start()
         before, _, after = form.partition(FEEDS_MARK)
         if not after:
             return ["", self.md.htmlStash.store(form), ""]
         return ["", self.md.htmlStash.store(before), "", *feed_list(calculator_id), "", self.md.htmlStash.store(after), ""]
 
     def run(self, lines: list[str]) -> list[str]:
+        title = next((line.lstrip("# ").strip() for line in lines if line.startswith("# ")), "")
         out: list[str] = []
-        for line in lines:
-            line = FIGURE.sub(lambda m: figure(m[1], m[2], m[3], bool(m[4])), line)
-            if directive := DIRECTIVE.match(line):
-                out.extend(self.calculator(directive[1]))
-            elif siblings := SIBLINGS.match(line):
-                out.extend(["", *sibling_links(siblings[1]), ""])
-            elif CARDS.match(line):
-                out.extend(["", *cards(), ""])
-            elif display := DISPLAY_MATH.match(line.strip()):
-                # Wrapped, so that a long formula scrolls on a narrow screen instead of widening the page.
-                formula = f'<div class="formula">{mathml(display[1].strip(), True)}</div>'
-                out.extend(["", self.md.htmlStash.store(formula), ""])
-            else:
-                out.append(INLINE_MATH.sub(lambda m: self.md.htmlStash.store(mathml(m[1], False)), line))
+        fence = ""
+        for number, line in enumerate(lines, start=1):
+            marker = line.lstrip()[:3]
+            if marker in ("```", "~~~") and (not fence or marker == fence):
+                fence = "" if fence else marker
+                out.append(line)
+                continue
+            try:
+                out.extend([line] if fence else self.expand(line))
+            except (DirectiveError, KeyError) as error:
+                where = f"pagina «{title}», " if title else ""
+                raise DirectiveError(f"{where}riga {number} del Markdown (dopo l'intestazione YAML):"
+                                     f" {line.strip()!r}: {error}") from error
         return out
+
+    def expand(self, line: str) -> list[str]:
+        """One line of the article, with its directive, figures or math expanded."""
+        line = FIGURE.sub(lambda m: figure(m[1], m[2], m[3], bool(m[4])), line)
+        if directive := DIRECTIVE.match(line):
+            return self.calculator(directive[1])
+        if siblings := SIBLINGS.match(line):
+            return ["", *sibling_links(siblings[1]), ""]
+        if CARDS.match(line):
+            return ["", *cards(), ""]
+        if generated := TABLE.match(line):
+            return ["", self.md.htmlStash.store(table(generated[1], generated[2])), ""]
+        if display := DISPLAY_MATH.match(line.strip()):
+            # Wrapped, so that a long formula scrolls on a narrow screen instead of widening the page.
+            formula = f'<div class="formula">{mathml(display[1].strip(), True)}</div>'
+            return ["", self.md.htmlStash.store(formula), ""]
+        if not line.startswith("    ") and LEFTOVER.search(INLINE_MATH.sub("", line)):
+            raise DirectiveError("«{{» o «[[» fuori da una direttiva: scrivi la direttiva per intero"
+                                 " ([[calcolatore id]], [[tabella id nome]], {{ id:esempio:chiave }})")
+        return [INLINE_MATH.sub(lambda m: self.md.htmlStash.store(mathml(m[1], False)), line)]
 
 
 class CalculatorExtension(Extension):

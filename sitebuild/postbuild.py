@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .content_security import add_meta_policy, policy
 from .host_headers import write_host_headers
+from .leftovers import check_leftovers
 from .precompress import precompress
 from .service_worker import write_service_worker
 from .theme_fixes import apply_theme_fixes
@@ -23,6 +24,7 @@ def finish_site(site: Path, *, serving: bool = False) -> None:
     reload injects an inline script that no hash can name in advance; the header files still carry
     the policy) and the service worker only removes itself and its caches, so that every edit shows.
     """
+    check_leftovers(site)
     apply_theme_fixes(site)
     csp = policy(site)
     if not serving:

@@ -157,3 +157,11 @@ def page(browser, server: Server, watch: Watch):  # type: ignore[no-untyped-def]
     """A fresh page; the test fails if it raised an error or asked another host for anything."""
     with watched_page(browser, server.host, watch) as new_page:
         yield new_page
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Everything under tests/browser runs in Chromium: marked once here, not in each file."""
+    browser = Path(__file__).resolve().parent / "browser"
+    for item in items:
+        if browser in item.path.parents:
+            item.add_marker(pytest.mark.browser)

@@ -238,12 +238,23 @@ class Feed:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A table an article shows, computed from the data it restates (``[[tabella <calculator> <name>]]``):
+    header cells, rows of cells, and which columns hold numbers (aligned right)."""
+
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    numeric: tuple[bool, ...] = ()
+
+
+@dataclass(frozen=True)
 class Calculator:
     """A calculator: declared fields and results plus a pure compute function.
 
     ``compute`` gets every field's value already validated and returns one
     Decimal (or None, for a result that does not apply) per result id.
-    ``examples`` are named partial inputs used by the article's prose.
+    ``examples`` are named partial inputs used by the article's prose; ``tables`` build the article's tables
+    from the data they restate.
     ``check`` optionally validates fields against each other, returning a
     message per field id. ``chart`` optionally draws an SVG of the outputs.
     A module of the ``calculator`` package that defines ``CALCULATOR`` is on
@@ -263,6 +274,7 @@ class Calculator:
     mode_field: str = ""  # a choice field whose value selects which fields and results apply
     order: int = 100  # place among the site's calculators (home cards, "Da provare dopo"); then by id
     feeds: tuple[Feed, ...] = ()  # links that open a sibling with this calculator's results filled in
+    tables: Mapping[str, Callable[[], Table]] = field(default_factory=dict)  # the article's generated tables
 
     def mode(self, values: Mapping[str, object]) -> str:
         """The current mode ('' for calculators without modes)."""

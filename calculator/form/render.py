@@ -42,7 +42,9 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None,
            attributes: Mapping[str, str] | None = None) -> str:
     """The calculator's form and results, filled in for ``texts`` (defaults if None).
 
-    ``attributes`` are extra ``data-*`` attributes for the form (the build adds the engine's version).
+    ``attributes`` are extra ``data-*`` attributes for the form (the build adds the engine's version,
+    ``data-engine``, and the worker's path from the site's root, ``data-worker``: the page's scripts
+    read both there).
     """
     values = {**calc.defaults, **(texts or {})}
     evaluation = evaluate(calc, values)

@@ -62,18 +62,16 @@ class Recipe:
             return None
         return Decimal(self.master) + sum((state.per_parameter or Decimal(0) for state in self.states), Decimal(0))
 
-    def optimizer_bytes(self, parameters: int, matrices: Iterable[tuple[int, int, int]] = ()) -> Decimal:
-        """Master copy and states for ``parameters`` parameters, of which ``matrices`` (rows, columns, how many)
-        are matrices; the rest are vectors."""
+    def optimizer_bytes(self, parameters: int, matrices: Iterable[tuple[int, int, int]] = (), vectors: int = 0) -> Decimal:
+        """Master copy and states for ``parameters`` parameters; a shape-dependent state is sized from the model's
+        ``matrices`` (rows, columns, how many) and its ``vectors`` (norms and biases: their values)."""
         if not self.shape_dependent:
             return parameters * (self.optimizer or Decimal(0))
         shapes = list(matrices)
-        in_matrices = sum(rows * columns * count for rows, columns, count in shapes)
-        vectors = max(parameters - in_matrices, 0)
         total = Decimal(self.master * parameters)
         for state in self.states:
             total += sum((state.bytes_for(rows, columns) * count for rows, columns, count in shapes), Decimal(0))
-            total += state.bytes_for(vectors)
+            total += state.bytes_for(vectors) if vectors else 0
         return total
 
 

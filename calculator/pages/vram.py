@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Values, integer, number
+from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Table, Values, integer, number
 from ..form.numbers import format_decimal, format_integer
 from ..form.svg import stacked_bar
 from ..llm import deepspeed_estimator as ds
@@ -59,7 +59,10 @@ def article_states(values: Values) -> tuple[Recipe, int, ModelStates]:
     recipe = RECIPES[str(values["optimizer"])]
     grad_bytes = recipe.gradients(str(values["gradient_precision"]))
     if recipe.shape_dependent:
-        optimizer = recipe.optimizer_bytes(int(params * 10**9), shape_of(values).matrices()) / 10**9
+        shape = shape_of(values)
+        matrices = shape.matrices()
+        vectors = shape.parameters() - sum(rows * cols * n for rows, cols, n in matrices)
+        optimizer = recipe.optimizer_bytes(int(params * 10**9), matrices, vectors) / 10**9
     else:
         optimizer = params * (recipe.optimizer or Decimal(0))
     return recipe, grad_bytes, ModelStates(params * recipe.weights, params * grad_bytes, optimizer)
@@ -183,6 +186,25 @@ def chart(values: Values, outputs: Outputs) -> str:
         ("weights_per_gpu_gb", "Pesi"), ("gradients_per_gpu_gb", "Gradienti"),
         ("optimizer_per_gpu_gb", "Stati dell'ottimizzatore"), ("activations_gb", "Attivazioni"))]
     return stacked_bar("Memoria per GPU, per componente", parts, "GB")
+
+
+def optimizer_table() -> Table:
+    """The article's bytes per parameter, one row per recipe, from ``RECIPES`` itself."""
+    rows = []
+    for recipe in RECIPES.values():
+        n = format_integer
+        optimizer = (format_decimal(recipe.optimizer) if recipe.optimizer is not None
+                     else f"{n(recipe.master)} + fattorizzato")
+        grads = (n(recipe.gradients("32")),) if recipe.full_fp32 else (n(recipe.gradients("16")), n(recipe.gradients("32")))
+        if recipe.optimizer is None:
+            low, high = (recipe.weights + recipe.gradients(p) + recipe.master for p in ("16", "32"))
+            total = f"{n(low)} / {n(high)} + fattorizzato"
+        else:
+            total = " / ".join(format_decimal(recipe.weights + g + recipe.optimizer)
+                               for g in sorted({recipe.gradients("16"), recipe.gradients("32")}))
+        rows.append((recipe.label, n(recipe.weights), " / ".join(grads), optimizer, total))
+    return Table(("Ottimizzatore e precisione", "Pesi", "Gradienti (16 bit / fp32)", "Ottimizzatore",
+                  "Totale (16 bit / fp32)"), tuple(rows), (False, True, True, True, True))
 
 
 def _option(key: str, recipe: Recipe) -> Option:
@@ -312,6 +334,7 @@ CALCULATOR = Calculator(
     compute=compute,
     check=check,
     chart=chart,
+    tables={"ottimizzatori": optimizer_table},
     presets=(*presets_for(VRAM), *gpu_presets()),
     feeds=(
         Feed("accumulo", "accumulo-del-gradiente",

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import markdown
 import pytest
 
-from sitebuild.markdown_extension import figure, mathml
+from calculator.form.tables import table_html
+from calculator.llm.optimizers import RECIPES
+from calculator.pages.vram import optimizer_table
+from sitebuild.leftovers import LeftoverPlaceholderError, check_leftovers, find_leftovers
+from sitebuild.markdown_extension import DirectiveError, figure, mathml
 
 from ..conftest import ROOT
 
@@ -35,9 +41,37 @@ def test_figure_placeholders_are_replaced() -> None:
     assert html == "<p>Il batch sale a 128.</p>"
 
 
-def test_unknown_example_fails_the_build() -> None:
-    with pytest.raises(KeyError):
-        md("{{ accumulo-del-gradiente:inesistente:effective_batch }}")
+@pytest.mark.parametrize(("line", "said"), [
+    ("{{ accumulo-del-gradiente:inesistente:effective_batch }}", "esempio sconosciuto «inesistente»"),
+    ("{{ accumulo-del-gradient:predefinito:effective_batch }}", "calcolatore sconosciuto «accumulo-del-gradient»"),
+    ("Il batch è {{ accumulo-del-gradiente:predefinito:effective_bach }}.", "«effective_bach» non è"),
+    ("[[calcolatore accumulo-del-gradient]]", "calcolatore sconosciuto"),
+    ("[[da-provare-dopo vram]]", "calcolatore sconosciuto «vram»"),
+    ("[[tabella vram-addestramento-llm ricette]]", "tabella sconosciuta «ricette»"),
+    ("Il batch è {{ accumulo-del-gradiente:predefinito }}.", "fuori da una direttiva"),
+    ("{{accumulo-del-gradiente:predefinito:effective batch}}", "fuori da una direttiva"),
+    ("[[calcolatore]]", "fuori da una direttiva"),
+    ("Vedi [[tabella vram-addestramento-llm ottimizzatori]] qui.", "fuori da una direttiva"),
+])
+def test_unknown_or_mistyped_placeholders_fail_the_build(line: str, said: str) -> None:
+    """Never published as literal text: the error names the page, the line and what is wrong."""
+    with pytest.raises(DirectiveError) as caught:
+        md(f"# Pagina di prova\n\nTesto.\n\n{line}\n")
+    message = str(caught.value)
+    assert said in message and "pagina «Pagina di prova», riga 5" in message and line.strip() in message
+
+
+def test_braces_in_code_and_math_are_left_alone() -> None:
+    html = md("```yaml\nconfig: {{ non_un_segnaposto }}\nlista: [[1, 2]]\n```\n\n    [[indentato]]\n\n$x_{{i}}$\n")
+    assert "{{ non_un_segnaposto }}" in html and "[[1, 2]]" in html and "[[indentato]]" in html
+
+
+def test_generated_table_comes_from_the_module_without_inline_styles() -> None:
+    html = md("[[tabella vram-addestramento-llm ottimizzatori]]")
+    assert html == table_html(optimizer_table())
+    rows = [(r.label, r.weights) for r in RECIPES.values()]
+    assert all(f"<td>{label}</td><td class=\"calc-num\">{weights}</td>" in html for label, weights in rows)
+    assert "style=" not in html and html.count("<tr>") == len(RECIPES) + 1
 
 
 def test_calculator_directive_renders_the_form_with_results() -> None:
@@ -63,3 +97,13 @@ def test_articles_hold_no_control_characters(article: str) -> None:
     text = (ROOT / "docs" / article).read_text(encoding="utf-8")
     found = [(n, line) for n, line in enumerate(text.splitlines(), 1) if any(ord(c) < 32 for c in line)]
     assert found == []
+
+
+def test_a_leftover_in_a_built_page_is_named_with_its_line(tmp_path: Path) -> None:
+    page = tmp_path / "pagina" / "index.html"
+    page.parent.mkdir()
+    page.write_text('<html>\n<script>var a = [[1]];</script>\n<article class="md-content">\n<p>Ok</p>\n'
+                    "<pre><code>{{ codice }}</code></pre>\n<p>Il batch è {{ acc:es:chiave }}.</p>\n</article>\n</html>\n")
+    assert find_leftovers(tmp_path) == ["pagina/index.html:6: <p>Il batch è {{ acc:es:chiave }}.</p>"]
+    with pytest.raises(LeftoverPlaceholderError, match=r"pagina/index\.html:6"):
+        check_leftovers(tmp_path)
