@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from calculator import handle
 from calculator.form.api import MESSAGE_BAD_REQUEST
 
+from ..support.toy import TOY, TOY_ID, registered
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
@@ -30,11 +32,12 @@ def test_any_json_gets_an_answer(value: object) -> None:
     assert answer["status"] in {"ok", "incomplete", "invalid", "error"}
 
 
-@given(st.dictionaries(st.text(max_size=30), json_values, max_size=6))
+@given(st.dictionaries(st.sampled_from([*TOY.defaults, "x"]) | st.text(max_size=10), json_values, max_size=6))
 def test_any_values_get_an_answer(values: dict[str, object]) -> None:
-    answer = json.loads(handle(json.dumps({"calculator": "accumulo-del-gradiente", "values": values})))
+    with pytest.MonkeyPatch.context() as patch, registered(patch, TOY):
+        answer = json.loads(handle(json.dumps({"calculator": TOY_ID, "values": values})))
     assert answer["status"] in {"ok", "incomplete", "invalid"}
-    assert {"effective_batch", "activation_memory"} <= set(answer["results"])
+    assert {"total", "per_item"} <= set(answer["results"])
 
 
 @pytest.mark.parametrize("request_text", ["", "{", "[]", '{"calculator": "nessuno"}', '"x"', "null"])
@@ -44,8 +47,8 @@ def test_bad_requests_say_so_in_italian(request_text: str) -> None:
     assert answer["message"] == MESSAGE_BAD_REQUEST
 
 
-def test_numbers_as_json_numbers_are_read() -> None:
-    values = {"micro_batch": 4, "accumulation_steps": 8, "data_parallel_gpus": 1, "activation_per_sample_gb": 0.5}
-    answer = json.loads(handle(json.dumps({"calculator": "accumulo-del-gradiente", "values": values})))
-    assert answer["results"]["effective_batch"] == "32"
-    assert answer["results"]["activation_memory"] == "2 GB"
+def test_numbers_as_json_numbers_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    values = {**TOY.defaults, "n": 4, "size": 0.5}
+    with registered(monkeypatch, TOY):
+        answer = json.loads(handle(json.dumps({"calculator": TOY_ID, "values": values})))
+    assert answer["results"]["total"] == "2 GB"

@@ -17,6 +17,7 @@ from calculator.form.registry import _Registry
 from calculator.form.render import render
 
 from ..conftest import ROOT
+from ..support.toy import TOY, TOY_ID, registered
 
 JS = ROOT / "docs" / "assets" / "javascripts"
 
@@ -27,23 +28,24 @@ def test_hypothesis_runs_under_the_ci_profile() -> None:
 
 
 @pytest.mark.parametrize(
-    ("calculator_id", "field", "text", "problem"),
+    ("field", "text", "problem"),
     [
-        ("accumulo-del-gradiente", "micro_batch", "", Problem.EMPTY),
-        ("accumulo-del-gradiente", "micro_batch", "abc", Problem.NOT_A_NUMBER),
-        ("accumulo-del-gradiente", "micro_batch", "1,5", Problem.NOT_AN_INTEGER),
-        ("accumulo-del-gradiente", "micro_batch", "0", Problem.TOO_SMALL),
-        ("accumulo-del-gradiente", "micro_batch", "2000000", Problem.TOO_LARGE),
-        ("accumulo-del-gradiente", "micro_batch", "1.000.00", Problem.BAD_GROUPING),
-        ("accumulo-del-gradiente", "micro_batch", "1" * 50, Problem.TOO_LONG),
-        ("accumulo-del-gradiente", "activation_per_sample_gb", "0,1234567", Problem.TOO_MANY_DECIMALS),
-        ("accumulo-del-gradiente", "activation_unit", "TB", Problem.NOT_AN_OPTION),
-        ("parametri-lora", "kv_heads", "5", Problem.INCONSISTENT),
+        ("n", "", Problem.EMPTY),
+        ("n", "abc", Problem.NOT_A_NUMBER),
+        ("n", "1,5", Problem.NOT_AN_INTEGER),
+        ("n", "0", Problem.TOO_SMALL),
+        ("n", "2000000", Problem.TOO_LARGE),
+        ("n", "1.000.00", Problem.BAD_GROUPING),
+        ("n", "1" * 50, Problem.TOO_LONG),
+        ("size", "0,1234567", Problem.TOO_MANY_DECIMALS),
+        ("unit", "TB", Problem.NOT_AN_OPTION),
+        ("parts", "3", Problem.INCONSISTENT),
     ],
 )
-def test_a_field_error_carries_its_kind(calculator_id: str, field: str, text: str, problem: Problem) -> None:
-    calc = CALCULATORS[calculator_id]
-    answer = respond({"calculator": calculator_id, "values": {**calc.defaults, field: text}})
+def test_a_field_error_carries_its_kind(monkeypatch: pytest.MonkeyPatch, field: str, text: str,
+                                        problem: Problem) -> None:
+    with registered(monkeypatch, TOY):
+        answer = respond({"calculator": TOY_ID, "values": {**TOY.defaults, field: text}})
     assert answer["problems"] == {field: problem.value}
     assert set(answer["errors"]) == {field}  # type: ignore[arg-type]
     assert answer["status"] == ("incomplete" if problem is Problem.EMPTY else "invalid")
@@ -60,29 +62,31 @@ def test_what_a_checkbox_text_means(text: str, checked: bool) -> None:
 
 
 def test_checkboxes_carry_pythons_list_and_send_its_value() -> None:
-    html = render(CALCULATORS["parametri-lora"])
+    html = render(TOY)
     boxes = re.findall(r'<input type="checkbox"[^>]*>', html)
     assert boxes
     for box in boxes:
         assert f'data-true="{" ".join(FLAG_TRUE_TEXTS)}"' in box and 'value="on"' in box
 
 
-@pytest.mark.parametrize("mode", ["bogus", "", "<b>", "OBIETTIVO"])
-def test_an_unknown_mode_is_the_first_one(mode: str) -> None:
-    calc = CALCULATORS["accumulo-del-gradiente"]
-    answer = respond({"calculator": calc.id, "values": {**calc.defaults, "mode": mode}})
-    assert answer["mode"] == "diretto"
+@pytest.mark.parametrize("mode", ["bogus", "", "<b>", "DETTAGLIO"])
+def test_an_unknown_mode_is_the_first_one(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    with registered(monkeypatch, TOY):
+        answer = respond({"calculator": TOY_ID, "values": {**TOY.defaults, "mode": mode}})
+    assert answer["mode"] == "semplice"
     assert answer["status"] == "ok"
-    assert 'data-mode="diretto"' in render(calc, {"mode": mode})
+    assert 'data-mode="semplice"' in render(TOY, {"mode": mode})
 
 
 @pytest.mark.parametrize(("unit", "label"), [("MB", "MB"), ("GiB", "GiB"), ("TB", "GB")])
-def test_units_chosen_in_a_field_come_from_python(unit: str, label: str) -> None:
-    calc = CALCULATORS["accumulo-del-gradiente"]
-    answer = respond({"calculator": calc.id, "values": {**calc.defaults, "mode": "obiettivo", "activation_unit": unit}})
-    assert answer["units"] == {"activation_per_sample_gb": label, "memory_budget": label}
-    html = render(calc, {"activation_unit": unit})
-    assert f'<span class="calc__unit" data-unit-of="memory_budget">{label}</span>' in html
+def test_units_chosen_in_a_field_come_from_python(monkeypatch: pytest.MonkeyPatch, unit: str, label: str) -> None:
+    with registered(monkeypatch, TOY):
+        answer = respond({"calculator": TOY_ID, "values": {**TOY.defaults, "mode": "dettaglio", "unit": unit}})
+    assert answer["units"] == {"size": label}
+    if unit == label:  # a valid choice: the results are in it too
+        assert str(answer["results"]["total"]).endswith(f" {label}")
+    html = render(TOY, {"unit": unit})
+    assert f'<span class="calc__unit" data-unit-of="size">{label}</span>' in html
 
 
 def test_the_blank_result_text_is_rendered_for_the_page() -> None:
