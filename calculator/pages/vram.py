@@ -12,7 +12,7 @@ and Accelerate print GiB (2³⁰ byte) labelled "GB", so both are shown.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Table, Values, integer, number
@@ -43,91 +43,127 @@ ZERO_STAGES = {
 }
 
 
-def shape_of(values: Values) -> Architecture:
-    """The model's matrices as the shape fields describe them (for Adafactor's factored state)."""
-    heads = integer(values, "attention_heads")
-    return Architecture("campi", "", layers=integer(values, "layers"), hidden=integer(values, "hidden_size"),
-                        intermediate=integer(values, "intermediate_size"), heads=heads,
-                        kv_heads=integer(values, "kv_heads") or heads, vocab=integer(values, "vocab_size"), source="",
-                        head_dim=integer(values, "head_dim"), experts=integer(values, "experts"),
-                        expert_intermediate=integer(values, "intermediate_size"))
+@dataclass(frozen=True)
+class VramInput:
+    """The form's values, read once (GB, billions and millions as the fields take them)."""
+
+    convention: str
+    parameters_billion: Decimal
+    recipe: Recipe
+    gradient_precision: str
+    activation_gb: Decimal
+    gpu_memory_gb: Decimal
+    reserve_gb: Decimal
+    activation_per_sample_gb: Decimal | None
+    gpus: int
+    zero_stage: int
+    nodes: int
+    largest_layer_million: Decimal
+    offload_optimizer: bool
+    offload_param: bool
+    zero_init: bool
+    buffer_factor: Decimal
+    ds_version: str
+    shape: Architecture  # the matrices Adafactor's factored state is sized from
+
+    @property
+    def parameters(self) -> int:
+        return int(self.parameters_billion * 10**9)
 
 
-def article_states(values: Values) -> tuple[Recipe, int, ModelStates]:
-    """The recipe, the gradients' bytes, and the model states in GB, unsharded."""
-    params = number(values, "parameters_billion")
-    recipe = RECIPES[str(values["optimizer"])]
-    grad_bytes = recipe.gradients(str(values["gradient_precision"]))
+def read(values: Values) -> VramInput:
+    """Fields of the other convention are not read (the form does not send them as numbers)."""
+    per_sample = values.get("activation_per_sample_gb")
+    deepspeed = values.get("convention") == DEEPSPEED
+    heads = integer(values, "attention_heads") if not deepspeed else 1
+    shape = Architecture("campi", "", heads=heads, kv_heads=heads, source="", layers=0, hidden=0, intermediate=0,
+                         vocab=0) if deepspeed else Architecture(
+        "campi", "", layers=integer(values, "layers"), hidden=integer(values, "hidden_size"),
+        intermediate=integer(values, "intermediate_size"), heads=heads, kv_heads=integer(values, "kv_heads") or heads,
+        vocab=integer(values, "vocab_size"), source="", head_dim=integer(values, "head_dim"),
+        experts=integer(values, "experts"), expert_intermediate=integer(values, "intermediate_size"))
+    return VramInput(
+        convention=DEEPSPEED if deepspeed else ARTICLE, parameters_billion=number(values, "parameters_billion"),
+        recipe=RECIPES[str(values.get("optimizer") or "adamw_mixed")],
+        gradient_precision=str(values.get("gradient_precision") or "16"),
+        activation_gb=number(values, "activation_gb"), gpu_memory_gb=number(values, "gpu_memory_gb"),
+        reserve_gb=number(values, "reserve_gb"),
+        activation_per_sample_gb=per_sample if isinstance(per_sample, Decimal) else None,
+        gpus=integer(values, "gpus"), zero_stage=int(str(values["zero_stage"])),
+        nodes=integer(values, "nodes") if deepspeed else 1,
+        largest_layer_million=number(values, "largest_layer_million") if deepspeed else Decimal(0),
+        offload_optimizer=values.get("offload_optimizer") is True, offload_param=values.get("offload_param") is True,
+        zero_init=values.get("zero_init") is True,
+        buffer_factor=number(values, "buffer_factor") if deepspeed else Decimal(1),
+        ds_version=str(values.get("ds_version") or ds.CURRENT), shape=shape,
+    )
+
+
+def model_states(given: VramInput) -> ModelStates:
+    """Weights, gradients and optimizer states in GB, unsharded, by the recipe's bytes (the ZeRO paper's way)."""
+    params, recipe = given.parameters_billion, given.recipe
     if recipe.shape_dependent:
-        shape = shape_of(values)
-        matrices = shape.matrices()
-        vectors = shape.parameters() - sum(rows * cols * n for rows, cols, n in matrices)
-        optimizer = recipe.optimizer_bytes(int(params * 10**9), matrices, vectors) / 10**9
+        matrices = given.shape.matrices()
+        vectors = given.shape.parameters() - sum(rows * cols * n for rows, cols, n in matrices)
+        optimizer = recipe.optimizer_bytes(given.parameters, matrices, vectors) / 10**9
     else:
         optimizer = params * (recipe.optimizer or Decimal(0))
-    return recipe, grad_bytes, ModelStates(params * recipe.weights, params * grad_bytes, optimizer)
+    return ModelStates(params * recipe.weights, params * recipe.gradients(given.gradient_precision), optimizer)
 
 
-def article_outputs(values: Values) -> tuple[Decimal, dict[str, Decimal | str | None]]:
+def article_outputs(given: VramInput) -> tuple[Decimal, dict[str, Decimal | str | None]]:
     """Model states per GPU sharded by ZeRO stage; and the parts, unsharded."""
-    states = article_states(values)[2]
-    params = number(values, "parameters_billion")
-    shard = states.sharded(int(str(values["zero_stage"])), int(number(values, "gpus")))
+    states = model_states(given)
+    shard = states.sharded(given.zero_stage, given.gpus)
     parts: dict[str, Decimal | str | None] = {
-        "bytes_per_parameter": states.total / params,
+        "bytes_per_parameter": states.total / given.parameters_billion,
         "weights_gb": states.weights, "gradients_gb": states.gradients, "optimizer_gb": states.optimizer,
         "weights_per_gpu_gb": shard.weights, "gradients_per_gpu_gb": shard.gradients,
         "optimizer_per_gpu_gb": shard.optimizer,
-        "total_gb": states.total + number(values, "activation_gb"),
+        "total_gb": states.total + given.activation_gb,
     }
     return shard.total, parts
 
 
-def estimator(values: Values) -> ds.Estimate:
+def estimator(given: VramInput) -> ds.Estimate:
     """DeepSpeed's estimate for these inputs (checked beforehand: stage 2 or 3, nodes dividing the GPUs)."""
-    total = int(number(values, "parameters_billion") * 10**9)
-    nodes = int(number(values, "nodes"))
-    per_node = int(number(values, "gpus")) // nodes
-    buffer = float(number(values, "buffer_factor"))
-    offload_optimizer = values["offload_optimizer"] is True
-    if str(values["zero_stage"]) == "2":
-        return ds.zero2(total, per_node, nodes, offload_optimizer, buffer, str(values["ds_version"]))
-    largest = int(number(values, "largest_layer_million") * 10**6)
-    return ds.zero3(total, largest, per_node, nodes, offload_optimizer, values["offload_param"] is True,
-                    values["zero_init"] is True, buffer)
+    per_node, buffer = given.gpus // given.nodes, float(given.buffer_factor)
+    if given.zero_stage == 2:
+        return ds.zero2(given.parameters, per_node, given.nodes, given.offload_optimizer, buffer, given.ds_version)
+    largest = int(given.largest_layer_million * 10**6)
+    return ds.zero3(given.parameters, largest, per_node, given.nodes, given.offload_optimizer, given.offload_param,
+                    given.zero_init, buffer)
 
 
 def compute(values: Values) -> Outputs:
     """Model states per GPU (either convention), the activations, and whether it all fits the GPU."""
-    activations = number(values, "activation_gb")
+    given = read(values)
     outputs: dict[str, Decimal | str | None] = dict.fromkeys(
         ("bytes_per_parameter", "weights_gb", "gradients_gb", "optimizer_gb", "total_gb", "ds_gpu_gib", "ds_cpu_gb",
          "ds_cpu_gib", "weights_per_gpu_gb", "gradients_per_gpu_gb", "optimizer_per_gpu_gb"))
-    if values["convention"] == DEEPSPEED:
-        estimate = estimator(values)
+    if given.convention == DEEPSPEED:
+        estimate = estimator(given)
         states = Decimal(estimate.gpu_bytes) / 10**9
         cpu = Decimal(estimate.cpu_bytes) / 10**9
         outputs.update(ds_gpu_gib=states / GB_PER_GIB, ds_cpu_gb=cpu, ds_cpu_gib=cpu / GB_PER_GIB)
     else:
-        states, parts = article_outputs(values)
+        states, parts = article_outputs(given)
         outputs.update(parts)
-    per_gpu = states + activations
-    usable = number(values, "gpu_memory_gb") - number(values, "reserve_gb")  # what the model may use
+    per_gpu = states + given.activation_gb
+    usable = given.gpu_memory_gb - given.reserve_gb  # what the model may use
     headroom = usable - per_gpu
-    verdict = fit_verdict(number(values, "gpu_memory_gb"), headroom)
-    per_sample = values["activation_per_sample_gb"]
+    per_sample = given.activation_per_sample_gb
     # After the model states, the rest goes to activations: as many samples as fit (0 if the states alone do not).
-    left = usable - states
-    largest = (max(left, Decimal(0)) / per_sample).to_integral_value(rounding=ROUND_FLOOR) \
-        if isinstance(per_sample, Decimal) else None
+    largest = (max(usable - states, Decimal(0)) / per_sample).to_integral_value(rounding=ROUND_FLOOR) \
+        if per_sample is not None else None
     # For the accumulation page's GPU mode, rounded up: the link never promises more memory than there is.
     states_up = states.quantize(Decimal("0.01"), rounding=ROUND_CEILING)
     outputs.update({
         "states_gb": states,
-        "activations_gb": activations,
+        "activations_gb": given.activation_gb,
         "per_gpu_gb": per_gpu,
         "per_gpu_gib": per_gpu / GB_PER_GIB,
-        "fit": verdict,
+        "fit": fit_verdict(given.gpu_memory_gb, headroom),
         "headroom_gb": headroom,
         "max_micro_batch": largest,
         "states_per_gpu_gb": states_up if largest else None,
@@ -137,38 +173,37 @@ def compute(values: Values) -> Outputs:
 
 def check(values: Values) -> dict[str, str]:
     """Combinations a convention cannot estimate, each named with its fields."""
-    if values["convention"] != DEEPSPEED:
-        return check_shape(values)
+    if values.get("convention") != DEEPSPEED:
+        heads, kv_heads = integer(values, "attention_heads"), integer(values, "kv_heads")
+        if kv_heads > heads or heads % kv_heads:  # read() needs a shape that can exist
+            return {"kv_heads": "Teste chiave/valore: devono dividere esattamente le teste di attenzione."}
+    given = read(values)
+    if given.convention != DEEPSPEED:
+        return check_shape(given)
     errors: dict[str, str] = {}
-    stage = str(values["zero_stage"])
-    if stage not in ("2", "3"):
+    if given.zero_stage not in (2, 3):
         errors["zero_stage"] = ("Stadio ZeRO: gli stimatori di DeepSpeed esistono per gli stadi 2 e 3; per gli"
                                 " stadi 0 e 1 usa la convenzione dell'articolo ZeRO.")
-    gpus, nodes = int(number(values, "gpus")), int(number(values, "nodes"))
-    if gpus % nodes:
-        errors["nodes"] = (f"Nodi: le {format_integer(gpus)} GPU devono dividersi in parti uguali tra i"
-                           f" {format_integer(nodes)} nodi.")
-    if values["offload_param"] is True and values["offload_optimizer"] is not True:
+    if given.gpus % given.nodes:
+        errors["nodes"] = (f"Nodi: le {format_integer(given.gpus)} GPU devono dividersi in parti uguali tra i"
+                           f" {format_integer(given.nodes)} nodi.")
+    if given.offload_param and not given.offload_optimizer:
         errors["offload_param"] = ("Pesi su CPU: DeepSpeed sposta i pesi sulla CPU solo insieme agli stati"
                                    " dell'ottimizzatore; attiva anche «Ottimizzatore su CPU».")
-    if values["offload_param"] is True and stage == "2":
+    if given.offload_param and given.zero_stage == 2:
         errors["offload_param"] = "Pesi su CPU: l'offload dei pesi esiste solo con ZeRO-3."
-    if number(values, "largest_layer_million") > number(values, "parameters_billion") * 1000:
+    if given.largest_layer_million > given.parameters_billion * 1000:
         errors["largest_layer_million"] = ("Parametri dello strato più grande: non possono superare i parametri del"
                                            " modello.")
     return errors
 
 
-def check_shape(values: Values) -> dict[str, str]:
+def check_shape(given: VramInput) -> dict[str, str]:
     """With a state sized from the matrices, the shape must describe the model of the parameter count."""
-    if not RECIPES[str(values["optimizer"])].shape_dependent:
+    if not given.recipe.shape_dependent:
         return {}
-    heads, kv_heads = integer(values, "attention_heads"), integer(values, "kv_heads")
-    if kv_heads > heads or heads % kv_heads:
-        return {"kv_heads": "Teste chiave/valore: devono dividere esattamente le teste di attenzione."}
-    shape = shape_of(values)
-    in_matrices = Decimal(sum(rows * cols * n for rows, cols, n in shape.matrices())) / 10**9
-    stated = number(values, "parameters_billion")
+    in_matrices = Decimal(sum(rows * cols * n for rows, cols, n in given.shape.matrices())) / 10**9
+    stated = given.parameters_billion
     if in_matrices > stated * Decimal("1.02"):
         return {"layers": (f"Forma del modello: le sue matrici hanno {format_decimal(in_matrices)} miliardi di"
                            f" parametri, più dei {format_decimal(stated)} indicati; Adafactor dimensiona il suo"
@@ -177,7 +212,7 @@ def check_shape(values: Values) -> dict[str, str]:
 
 
 def chart(values: Values, outputs: Outputs) -> str:
-    """The per-GPU memory as a stacked bar of its parts."""
+    """The per-GPU memory as a stacked bar of its parts, as the results hold them."""
     if values["convention"] == DEEPSPEED:
         return stacked_bar("Memoria per GPU, per componente", [
             ("Stati del modello (stimatore di DeepSpeed)", number(outputs, "states_gb")),

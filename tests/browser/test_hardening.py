@@ -52,7 +52,13 @@ def text_fields(calculator_id: str) -> list[str]:
     return [f.id for f in calc.fields if f.kind in (Kind.INTEGER, Kind.DECIMAL) and f.in_mode(mode)]
 
 
-@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+# The page script is the same for every calculator, and test_all_calculators gives every hostile string to every
+# field of every calculator in Python: one page walks the DOM's path, the one with the fewest fields to type in that
+# still gives every hostile string a field.
+HOSTILE_PAGE = min((c for c in sorted(CALCULATORS) if len(text_fields(c)) >= SHARES), key=lambda c: len(text_fields(c)))
+
+
+@pytest.mark.parametrize("calculator_id", [HOSTILE_PAGE])
 def test_hostile_input_in_every_field(page: Page, server: Server, watch: Watch, calculator_id: str) -> None:
     form = open_ready(page, server, calculator_id)
     page.on("dialog", lambda dialog: pytest.fail(f"a dialog opened: {dialog.message}"))
