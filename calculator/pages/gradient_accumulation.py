@@ -9,6 +9,7 @@ margin). Ready-to-paste framework configs and a chart.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 
 from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Values, number
@@ -35,23 +36,70 @@ UNITS = (Option("MB", "MB"), Option("GB", "GB"), Option("GiB", "GiB"))
 IN_GB = {"MB": GB_PER_MB, "GB": Decimal(1), "GiB": GB_PER_GIB}
 
 
-def budget(values: Values) -> Decimal:
+@dataclass(frozen=True)
+class AccumulationInput:
+    """The form's values, read once; a field of another mode is None."""
+
+    mode: str
+    micro_batch: int | None
+    accumulation_steps: int | None
+    gpus: int
+    activation: Decimal  # per sample, in ``unit``
+    unit: str
+    memory_budget: Decimal | None
+    target: int | None
+    gpu_memory_gb: Decimal | None
+    model_states_gb: Decimal | None
+    reserve_gb: Decimal | None
+    dataset_size: int | None
+    sequence_length: int | None
+    steps_rule: str
+    generations: int | None
+
+    @property
+    def planned(self) -> bool:
+        return self.mode in PLANNED
+
+
+def _maybe_int(values: Values, key: str) -> int | None:
+    value = values.get(key)
+    return int(value) if isinstance(value, Decimal) else None
+
+
+def _maybe(values: Values, key: str) -> Decimal | None:
+    value = values.get(key)
+    return value if isinstance(value, Decimal) else None
+
+
+def read(values: Values) -> AccumulationInput:
+    return AccumulationInput(
+        mode=str(values["mode"]), micro_batch=_maybe_int(values, "micro_batch"),
+        accumulation_steps=_maybe_int(values, "accumulation_steps"), gpus=int(number(values, "data_parallel_gpus")),
+        activation=number(values, "activation_per_sample_gb"), unit=str(values["activation_unit"]),
+        memory_budget=_maybe(values, "memory_budget"), target=_maybe_int(values, "target_effective_batch"),
+        gpu_memory_gb=_maybe(values, "gpu_memory_gb"), model_states_gb=_maybe(values, "model_states_gb"),
+        reserve_gb=_maybe(values, "reserve_gb"), dataset_size=_maybe_int(values, "dataset_size"),
+        sequence_length=_maybe_int(values, "sequence_length"), steps_rule=str(values["steps_rule"]),
+        generations=_maybe_int(values, "generations"),
+    )
+
+
+def budget(given: AccumulationInput) -> Decimal:
     """Activation memory per GPU, in the chosen unit: typed in, or what the GPU leaves after the model
     states and the framework reserve."""
-    if values["mode"] == ON_GPU:
-        left = number(values, "gpu_memory_gb") - number(values, "model_states_gb") - number(values, "reserve_gb")
-        return left / IN_GB[str(values["activation_unit"])]
-    return number(values, "memory_budget")
+    if given.mode == ON_GPU:
+        left = (given.gpu_memory_gb or 0) - (given.model_states_gb or 0) - (given.reserve_gb or 0)
+        return left / IN_GB[given.unit]
+    return given.memory_budget or Decimal(0)
 
 
-def configuration(values: Values) -> tuple[int, int, str]:
+def configuration(given: AccumulationInput) -> tuple[int, int, str]:
     """Micro-batch and accumulation steps: typed in, or solved from the target."""
-    if values["mode"] in PLANNED:
-        solved = plan(int(number(values, "target_effective_batch")), budget(values),
-                      int(number(values, "data_parallel_gpus")), number(values, "activation_per_sample_gb"))
+    if given.planned:
+        solved = plan(given.target or 1, budget(given), given.gpus, given.activation)
         note = plan_note(solved) or "Il batch effettivo desiderato si raggiunge esattamente."
         return solved.micro_batch, solved.accumulation_steps, note
-    return int(number(values, "micro_batch")), int(number(values, "accumulation_steps")), ""
+    return given.micro_batch or 1, given.accumulation_steps or 1, ""
 
 
 def steps_per_epoch(samples: int, micro_batch: int, steps: int, gpus: int, rule: str) -> int:
@@ -100,51 +148,36 @@ def plan_note(solved: Plan) -> str:
 
 def compute(values: Values) -> Outputs:
     """Effective batch E = b·a·g and activation memory per GPU M = b·A, plus what follows from them."""
-    b, a, note = configuration(values)
-    g = int(number(values, "data_parallel_gpus"))
+    given = read(values)
+    b, a, note = configuration(given)
+    g = given.gpus
     effective = b * a * g
-    dataset, sequence = values["dataset_size"], values["sequence_length"]
-    memory = b * number(values, "activation_per_sample_gb")
-    memory_gb = memory * IN_GB[str(values["activation_unit"])]
-    planned = values["mode"] in PLANNED
+    memory = b * given.activation
+    memory_gb = memory * IN_GB[given.unit]
+    completions = given.generations or 1  # GRPO: TRL's sampler repeats each prompt G times
     outputs: dict[str, Decimal | str | None] = {
         "effective_batch": Decimal(effective),
         "activation_memory": memory,
         "activation_memory_gb": memory_gb,  # for the VRAM page's field
-        "micro_batch_fit": Decimal(b) if planned else None,
-        "accumulation_needed": Decimal(a) if planned else None,
-        **(on_gpu(values, memory_gb) if values["mode"] == ON_GPU else {"gpu_fit": None, "gpu_headroom_gb": None}),
+        "micro_batch_fit": Decimal(b) if given.planned else None,
+        "accumulation_needed": Decimal(a) if given.planned else None,
+        **(on_gpu(given, memory_gb) if given.mode == ON_GPU else {"gpu_fit": None, "gpu_headroom_gb": None}),
         "plan_note": note or None,
-        "steps_per_epoch": Decimal(steps_per_epoch(int(dataset) * completions_per_sample(values), b, a, g,
-                                                   str(values["steps_rule"])))
-        if isinstance(dataset, Decimal) else None,
-        **grpo(values, effective),
-        "tokens_per_step": sequence * effective if isinstance(sequence, Decimal) else None,
+        "steps_per_epoch": Decimal(steps_per_epoch(given.dataset_size * completions, b, a, g, given.steps_rule))
+        if given.dataset_size is not None else None,
+        # GRPO counts completions: E/G prompts per step (a plan that overshoots may not make whole groups).
+        "prompts_per_step": Decimal(effective // given.generations)
+        if given.generations and effective % given.generations == 0 else None,
+        "tokens_per_step": Decimal(given.sequence_length * effective) if given.sequence_length is not None else None,
     }
     outputs.update({key: snippet(b, a, g) for key, snippet in SNIPPETS.items()})
     return outputs
 
 
-def completions_per_sample(values: Values) -> int:
-    """With GRPO the dataset holds prompts and TRL's sampler repeats each one G times; otherwise 1."""
-    generations = values["generations"]
-    return int(generations) if isinstance(generations, Decimal) else 1
-
-
-def grpo(values: Values, effective: int) -> dict[str, Decimal | str | None]:
-    """GRPO (TRL): each prompt gets G completions, and the batch counts completions: E/G prompts per step."""
-    generations = values["generations"]
-    if not isinstance(generations, Decimal):
-        return {"prompts_per_step": None}
-    g = int(generations)
-    # A plan that overshoots the target may not be made of whole groups: the plan's note says so.
-    return {"prompts_per_step": Decimal(effective // g) if effective % g == 0 else None}
-
-
-def on_gpu(values: Values, memory_gb: Decimal) -> dict[str, Decimal | str | None]:
+def on_gpu(given: AccumulationInput, memory_gb: Decimal) -> dict[str, Decimal | str | None]:
     """The verdict on the GPU, in the VRAM page's words, and the margin left after the chosen micro-batch."""
-    gpu = number(values, "gpu_memory_gb")
-    headroom = gpu - number(values, "reserve_gb") - number(values, "model_states_gb") - memory_gb
+    gpu = given.gpu_memory_gb or Decimal(0)
+    headroom = gpu - (given.reserve_gb or 0) - (given.model_states_gb or 0) - memory_gb
     return {
         "gpu_fit": fit_verdict(gpu, headroom),  # the plan's micro-batch fits by construction
         "gpu_headroom_gb": headroom,
@@ -154,28 +187,28 @@ def on_gpu(values: Values, memory_gb: Decimal) -> dict[str, Decimal | str | None
 def check(values: Values) -> dict[str, str]:
     """GRPO's whole groups of completions; in the target modes one sample must fit in the budget (on a GPU:
     after the model states)."""
-    errors = check_grpo(values)
-    if values["mode"] not in PLANNED:
+    given = read(values)
+    errors = check_grpo(given)
+    if not given.planned:
         return errors
-    errors.update(check_budget(values))
+    errors.update(check_budget(given))
     return errors
 
 
-def check_grpo(values: Values) -> dict[str, str]:
-    generations = values["generations"]
-    if not isinstance(generations, Decimal):
+def check_grpo(given: AccumulationInput) -> dict[str, str]:
+    g = given.generations
+    if g is None:
         return {}
-    g = int(generations)
     if g < 2:
         return {"generations": "Generazioni per prompt: GRPO ne chiede almeno 2 per confrontare le risposte."}
-    if values["mode"] in PLANNED:
-        target = int(number(values, "target_effective_batch"))
+    if given.planned:
+        target = given.target or 0
         if target % g:
             return {"generations": (f"Generazioni per prompt: il batch effettivo desiderato ({format_integer(target)})"
                                     f" deve essere un multiplo delle {format_integer(g)} generazioni, perché ogni"
                                     " prompt porta tutte le sue risposte nello stesso batch.")}
         return {}
-    b, a, gpus = (int(number(values, k)) for k in ("micro_batch", "accumulation_steps", "data_parallel_gpus"))
+    b, a, gpus = given.micro_batch or 1, given.accumulation_steps or 1, given.gpus
     if (b * a * gpus) % g:
         return {"generations": (f"Generazioni per prompt: il batch effettivo b · a · g = {format_integer(b * a * gpus)}"
                                 f" deve essere un multiplo delle {format_integer(g)} generazioni (in TRL"
@@ -184,14 +217,13 @@ def check_grpo(values: Values) -> dict[str, str]:
     return {}
 
 
-def check_budget(values: Values) -> dict[str, str]:
-    activation = number(values, "activation_per_sample_gb")
-    unit = str(values["activation_unit"])
-    if largest_micro_batch(budget(values), activation) >= 1:
+def check_budget(given: AccumulationInput) -> dict[str, str]:
+    activation, unit = given.activation, given.unit
+    if largest_micro_batch(budget(given), activation) >= 1:
         return {}
-    if values["mode"] == ON_GPU:
-        gpu, states, reserve = (format_decimal(number(values, k)) for k in ("gpu_memory_gb", "model_states_gb",
-                                                                            "reserve_gb"))
+    if given.mode == ON_GPU:
+        gpu, states, reserve = (format_decimal(v or Decimal(0)) for v in (given.gpu_memory_gb, given.model_states_gb,
+                                                                          given.reserve_gb))
         return {"model_states_gb": (
             f"Stati del modello per GPU: non entra. Una GPU da {gpu} GB, tolti {states} GB di stati del modello"
             f" e {reserve} GB di riserva del framework, non ha posto per un campione da"
@@ -201,18 +233,17 @@ def check_budget(values: Values) -> dict[str, str]:
         )}
     return {"memory_budget": (
         f"Budget di memoria per GPU: un solo campione richiede {format_decimal(activation)} {unit},"
-        f" più dei {format_decimal(budget(values))} {unit} disponibili. Riduci la lunghezza delle sequenze,"
+        f" più dei {format_decimal(budget(given))} {unit} disponibili. Riduci la lunghezza delle sequenze,"
         " usa il checkpointing delle attivazioni o aumenta il budget."
     )}
 
 
 def chart(values: Values, outputs: Outputs) -> str:
     """The chart of the configuration the results show (typed in, or the plan's)."""
-    planned = values["mode"] in PLANNED
-    b = int(number(outputs, "micro_batch_fit") if planned else number(values, "micro_batch"))
-    a = int(number(outputs, "accumulation_needed") if planned else number(values, "accumulation_steps"))
-    memory = number(outputs, "activation_memory")
-    return accumulation_chart(b, a, int(number(values, "data_parallel_gpus")), memory, str(values["activation_unit"]))
+    given = read(values)
+    b = int(number(outputs, "micro_batch_fit")) if given.planned else given.micro_batch or 1
+    a = int(number(outputs, "accumulation_needed")) if given.planned else given.accumulation_steps or 1
+    return accumulation_chart(b, a, given.gpus, number(outputs, "activation_memory"), given.unit)
 
 
 CALCULATOR = Calculator(
