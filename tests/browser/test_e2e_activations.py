@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pytest
 from playwright.sync_api import Page, expect
 
 from calculator import CALCULATORS, respond
+from calculator.form.numbers import format_field
 
 from ..conftest import Server
+from ..support.outputs import output_number
 from ..support.pages import calculator, open_ready, output
 
 pytestmark = pytest.mark.browser
@@ -31,7 +35,7 @@ def test_a_preset_then_the_links_fill_the_siblings(page: Page, server: Server) -
              "micro_batch": "2"}
     ours = answer(ACT, typed)
     expect(output(form, "per_sample_gb")).to_have_text(ours["per_sample_gb"])
-    a, m = ours["per_sample_gb"].removesuffix(" GB"), ours["per_micro_batch_gb"].removesuffix(" GB")
+    a, m = (format_field(output_number(ACT, result, typed)) for result in ("per_sample_gb", "per_micro_batch_gb"))
 
     form.get_by_role("link", name="Calcolatore della memoria con accumulo del gradiente, con A").click()
     acc = calculator(page, ACC)
@@ -56,8 +60,8 @@ def test_links_follow_each_edit_and_hide_on_bad_input(page: Page, server: Server
     form = open_ready(page, server, ACT)
     link = form.locator('[data-feed="vram"]')
     form.locator('[name="sequence_length"]').fill("8192")
-    m = answer(ACT, {"sequence_length": "8192"})["per_micro_batch_gb"].removesuffix(" GB").replace(",", "%2C")
-    expect(link).to_have_attribute("href", f"{server.url}{VRAM}/?activation_gb={m}")
+    query = urlencode({"activation_gb": format_field(output_number(ACT, "per_micro_batch_gb", sequence_length="8192"))})
+    expect(link).to_have_attribute("href", f"{server.url}{VRAM}/?{query}")
     form.locator('[name="tensor_parallel"]').fill("3")
     expect(form.locator('[data-error-for="tensor_parallel"]')).to_contain_text("non dividono le 32 teste")
     expect(link).to_be_hidden()

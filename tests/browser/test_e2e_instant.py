@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from calculator import CALCULATORS
+from calculator.form.numbers import parse_number
 from tools.local_server import free_port
 
 from ..conftest import Server, build_site, serving, watched_page
@@ -91,7 +92,7 @@ def test_ten_navigations_between_siblings_keep_one_engine_answering(page: Page, 
         # The engine answers this page's form: an edit gives Python's own figure.
         calc = CALCULATORS[calc_id]
         field = next(f for f in calc.fields if f.numeric and not f.optional and not f.modes)
-        value = str(int(float(field.default.replace(",", "."))) + number)
+        value = str(int(parse_number(field.default)) + number)
         form.locator(f'[name="{field.id}"]').fill(value)
         expected = answer(calc_id, {field.id: value})["results"]
         shown = next(k for k, v in expected.items() if v != answer(calc_id, {})["results"][k])  # type: ignore[union-attr]

@@ -10,6 +10,8 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
+from calculator.form.numbers import format_integer
+
 from ..conftest import Server, Watch, assert_clean, watch_page, watched_context
 from ..support.pages import READY_TIMEOUT, calculator, open_ready, output
 
@@ -48,7 +50,7 @@ def test_reverse_mode_copy_link_and_reopen(clipboard_context: tuple[BrowserConte
     form.locator('[name="activation_per_sample_gb"]').fill("0,3")
     expect(output(form, "micro_batch_fit")).to_have_text("5")
     expect(output(form, "accumulation_needed")).to_have_text("50")
-    expect(output(form, "effective_batch")).to_have_text("1.000")
+    expect(output(form, "effective_batch")).to_have_text(format_integer(1000))
     expect(output(form, "plan_note")).to_have_text("Il batch effettivo desiderato si raggiunge esattamente.")
     form.locator('[name="target_effective_batch"]').fill("1001")
     expect(output(form, "plan_note")).to_contain_text("sempre un multiplo di 4")
@@ -67,7 +69,7 @@ def test_reverse_mode_copy_link_and_reopen(clipboard_context: tuple[BrowserConte
     expect(again).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
     expect(again.locator('[name="mode"]')).to_have_value("obiettivo")
     expect(output(again, "micro_batch_fit")).to_have_text("5")
-    expect(output(again, "effective_batch")).to_have_text("1.020")
+    expect(output(again, "effective_batch")).to_have_text(format_integer(1020))
     expect(again.locator('[name="micro_batch"]')).to_have_value("6")  # the other mode's value travels too
     # Switching back keeps what was typed in the direct mode.
     again.locator('[name="mode"]').select_option("diretto")
@@ -98,11 +100,11 @@ def test_reset_units_and_extras(page: Page, server: Server) -> None:
     form.locator('[name="activation_unit"]').select_option("MB")
     form.locator('[name="activation_per_sample_gb"]').fill("500")
     expect(form.locator('[data-unit-of="activation_per_sample_gb"]').first).to_have_text("MB")
-    expect(output(form, "activation_memory")).to_have_text("2.000 MB")
+    expect(output(form, "activation_memory")).to_have_text(f"{format_integer(2000)} MB")
     form.locator('[name="dataset_size"]').fill("1.000.000")
     form.locator('[name="sequence_length"]').fill("2048")
-    expect(output(form, "steps_per_epoch")).to_have_text("31.250")
-    expect(output(form, "tokens_per_step")).to_have_text("65.536")
+    expect(output(form, "steps_per_epoch")).to_have_text(format_integer(31_250))
+    expect(output(form, "tokens_per_step")).to_have_text(format_integer(65_536))
     expect(page).to_have_url(re.compile(r"activation_unit=MB"))  # written once typing pauses
     form.get_by_role("button", name="Ripristina i valori predefiniti").click()
     expect(form.locator('[name="activation_per_sample_gb"]')).to_have_value("0,5")

@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from calculator import CALCULATORS
+from calculator.form.numbers import format_integer
 
 from ..conftest import Server
 from ..support.pages import open_ready, output
@@ -35,21 +36,21 @@ def test_vram_page(page: Page, server: Server) -> None:
 
 def test_lora_page(page: Page, server: Server) -> None:
     form = open_ready(page, server, "parametri-lora")
-    expect(output(form, "trainable_parameters")).to_have_text("4.194.304")
+    expect(output(form, "trainable_parameters")).to_have_text(format_integer(4_194_304))
     form.get_by_role("button", name="Llama 3.1 8B").click()
     expect(form.locator('input[name="kv_heads"]')).to_have_value("8")
-    expect(output(form, "trainable_parameters")).to_have_text("3.407.872")
+    expect(output(form, "trainable_parameters")).to_have_text(format_integer(3_407_872))
     expect(output(form, "trainable_percent")).to_have_text("0,0424 %")
     form.locator('input[name="rank"]').fill("16")
-    expect(output(form, "trainable_parameters")).to_have_text("6.815.744")
+    expect(output(form, "trainable_parameters")).to_have_text(format_integer(6_815_744))
     form.get_by_label("Key (k_proj)").check()
-    expect(output(form, "trainable_parameters")).to_have_text(f"{32 * 16 * (8192 + 5120 + 5120):,}".replace(",", "."))
+    expect(output(form, "trainable_parameters")).to_have_text(format_integer(32 * 16 * (8192 + 5120 + 5120)))
     for name in ("Query (q_proj)", "Key (k_proj)", "Value (v_proj)"):
         form.get_by_label(name).uncheck()
     expect(form.locator('[data-error-for="q_proj"]')).to_have_text("Scegli almeno un modulo da adattare.")
     form.get_by_label("Down dell'MLP (down_proj, w2, fc2)").check()
     expect(form.locator('[data-error-for="q_proj"]')).to_have_text("")
-    expect(output(form, "trainable_parameters")).to_have_text(f"{32 * 16 * (14336 + 4096):,}".replace(",", "."))
+    expect(output(form, "trainable_parameters")).to_have_text(format_integer(32 * 16 * (14336 + 4096)))
     form.locator('input[name="total_parameters_billion"]').fill("")
     expect(output(form, "trainable_percent")).to_have_text("—")
     expect(form.locator("[data-message]")).to_have_text("")

@@ -13,10 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from calculator import respond
+from calculator.form.numbers import format_decimal, format_exact_field, parse_number
 from calculator.llm.accumulation_plan import largest_divisor_at_most, plan
 from calculator.pages.gradient_accumulation import plan_note
 
 from ..support.golden import ACC, request
+from ..support.outputs import evaluation, outputs
 
 # (target, budget, gpus, activation) → (micro-batch, steps, reached, exact)
 PLANS = [
@@ -89,8 +91,8 @@ def test_target_on_a_gpu(inputs: tuple[str, ...], expected: tuple[str, ...]) -> 
     assert (results["micro_batch_fit"], results["accumulation_needed"], results["gpu_fit"],
             results["gpu_headroom_gb"]) == expected
     # The budget mode with the same memory left gives the same plan.
-    left = Decimal(gpu.replace(",", ".")) - Decimal(states.replace(",", ".")) - Decimal(reserve.replace(",", "."))
-    same = respond(request(ACC, mode="obiettivo", memory_budget=str(left).replace(".", ","),
+    left = parse_number(gpu) - parse_number(states) - parse_number(reserve)
+    same = respond(request(ACC, mode="obiettivo", memory_budget=format_exact_field(left),
                            activation_per_sample_gb=a, target_effective_batch=target))["results"]
     assert (same["micro_batch_fit"], same["accumulation_needed"]) == expected[:2]  # type: ignore[index]
 
@@ -152,7 +154,7 @@ def test_largest_divisor(n: int, limit: int) -> None:
 @pytest.mark.parametrize("gpus", ["1", "4", "3"])
 def test_configs_parse_back_and_agree_with_the_effective_batch(mode: str, gpus: str) -> None:
     results: dict[str, str] = respond(request(ACC, mode=mode, data_parallel_gpus=gpus))["results"]  # type: ignore[assignment]
-    effective = int(results["effective_batch"].replace(".", ""))
+    effective = outputs(ACC, mode=mode, data_parallel_gpus=gpus)["effective_batch"]
     deepspeed = json.loads(results["config_deepspeed"])
     assert set(deepspeed) == {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}
     micro, steps = deepspeed["train_micro_batch_size_per_gpu"], deepspeed["gradient_accumulation_steps"]
@@ -188,17 +190,16 @@ def test_chart_points_and_flat_memory(steps: str, points: int) -> None:
     assert desc is not None and "resta 2 GB" in (desc.text or "")
 
 
-@pytest.mark.parametrize(("unit", "activation", "memory"), [("MB", "500", "2.000 MB"), ("GiB", "0,5", "2 GiB"),
-                                                             ("GB", "0,5", "2 GB")])
-def test_units_follow_the_choice(unit: str, activation: str, memory: str) -> None:
-    results = respond(request(ACC, activation_unit=unit, activation_per_sample_gb=activation))["results"]
-    assert results["activation_memory"] == memory  # type: ignore[index]
+@pytest.mark.parametrize(("unit", "activation", "memory"), [("MB", "500", 2000), ("GiB", "0,5", 2), ("GB", "0,5", 2)])
+def test_units_follow_the_choice(unit: str, activation: str, memory: int) -> None:
+    shown = evaluation(ACC, activation_unit=unit, activation_per_sample_gb=activation)
+    assert shown.outputs["activation_memory"] == memory  # in the unit chosen ...
+    assert shown.results["activation_memory"] == f"{format_decimal(Decimal(memory))} {unit}"  # ... and labelled so
 
 
 def test_optional_extras() -> None:
-    results = respond(request(ACC, dataset_size="100.000", sequence_length="4096"))["results"]
-    assert results["steps_per_epoch"] == "3.125"  # type: ignore[index]
-    assert results["tokens_per_step"] == "131.072"  # type: ignore[index]
-    results = respond(request(ACC, dataset_size="100"))["results"]
-    assert results["steps_per_epoch"] == "4"  # type: ignore[index]  # 100 / 32, rounded up
-    assert results["tokens_per_step"] == "—"  # type: ignore[index]
+    results = outputs(ACC, dataset_size="100.000", sequence_length="4096")
+    assert (results["steps_per_epoch"], results["tokens_per_step"]) == (Decimal(3125), Decimal(131_072))
+    results = outputs(ACC, dataset_size="100")
+    assert results["steps_per_epoch"] == 4  # 100 / 32, rounded up
+    assert results["tokens_per_step"] is None  # no sequence length, no tokens

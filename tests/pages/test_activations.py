@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
+from urllib.parse import parse_qs
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from calculator import CALCULATORS, respond
-from calculator.form.numbers import format_decimal
+from calculator.form.numbers import format_integer, parse_number
 from calculator.llm.activation_memory import (
     EAGER,
     FULL,
@@ -23,6 +24,8 @@ from calculator.llm.activation_memory import (
     layer_terms,
 )
 from calculator.llm.catalogue import MODELS
+
+from ..support.outputs import outputs
 
 CALC = CALCULATORS["memoria-attivazioni"]
 
@@ -87,9 +90,7 @@ def test_table_2_for_the_papers_models(model: str, row: str) -> None:
     shape = paper_shape(a, h, layers, tensor_parallel=t, sequence_parallel=values.get("sequence_parallel") == "on",
                         checkpointing=values.get("checkpointing", NONE))
     assert sum(layer_terms(shape).values()) == table_2(S, 1, h, a, t, row)
-    answer = respond({"calculator": CALC.id, "values": {**CALC.defaults, **values}})
-    assert answer["status"] == "ok", answer["errors"]
-    assert answer["results"]["per_layer_mb"] == format_decimal(table_2(S, 1, h, a, t, row) / 10**6) + " MB"  # type: ignore[index]
+    assert outputs(CALC.id, values)["per_layer_mb"] == table_2(S, 1, h, a, t, row) / 10**6
 
 
 def test_the_papers_gpt3_figure_in_the_article() -> None:
@@ -158,7 +159,7 @@ def test_tensor_parallelism_never_adds_memory_per_gpu(shape: Shape, t: int, sequ
         ({"kv_heads": "64"}, "kv_heads", "devono dividere esattamente"),
         ({"attention_heads": "24", "kv_heads": "6", "tensor_parallel": "4", "hidden_size": "3072"},
          "tensor_parallel", "teste chiave/valore"),
-        ({"sequence_length": "2000000"}, "sequence_length", "al massimo 1.048.576"),
+        ({"sequence_length": "2000000"}, "sequence_length", f"al massimo {format_integer(1_048_576)}"),
         ({"micro_batch": "0"}, "micro_batch", "almeno 1"),
         ({"head_dim": "abc"}, "head_dim", "scrivi un numero"),
         ({"experts": "8", "experts_per_token": "9"}, "experts_per_token", "più degli esperti per strato (8)"),
@@ -195,12 +196,13 @@ def test_links_carry_the_results_to_the_siblings() -> None:
     links = answer["links"]
     assert links["accumulo"].startswith("?activation_unit=GB&mode=diretto&activation_per_sample_gb=")  # type: ignore[index]
     assert "micro_batch=2" in links["accumulo"]  # type: ignore[index]
-    a = answer["results"]["per_sample_gb"].removesuffix(" GB")  # type: ignore[index]
-    m = answer["results"]["per_micro_batch_gb"].removesuffix(" GB")  # type: ignore[index]
-    from urllib.parse import parse_qs
-
-    assert parse_qs(links["accumulo"][1:])["activation_per_sample_gb"] == [a]  # type: ignore[index]
-    assert parse_qs(links["vram"][1:])["activation_gb"] == [m]  # type: ignore[index]
+    typed = outputs(CALC.id, micro_batch="2")
+    a, m = typed["per_sample_gb"], typed["per_micro_batch_gb"]
+    assert isinstance(a, Decimal) and isinstance(m, Decimal)
+    # Each link carries the result to two decimals, as the page shows it (both are above 1 GB here).
+    [carried_a] = parse_qs(links["accumulo"][1:])["activation_per_sample_gb"]  # type: ignore[index]
+    [carried_m] = parse_qs(links["vram"][1:])["activation_gb"]  # type: ignore[index]
+    assert (parse_number(carried_a), parse_number(carried_m)) == (round(a, 2), round(m, 2))
     broken = respond({"calculator": CALC.id, "values": {**CALC.defaults, "layers": "x"}})
     assert broken["links"] == {}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import pytest
 from hypothesis import given, settings
@@ -10,11 +11,19 @@ from hypothesis import strategies as st
 
 from calculator import CALCULATORS, respond
 from calculator.form.model import Format
+from calculator.form.numbers import format_decimal, format_integer
 from calculator.form.render import render
 
 from ..conftest import ROOT
 
-NUMBER_TEXT = re.compile(r"^(—|-?\d{1,3}(\.\d{3})*(,\d+)?( %| [A-Za-z]+)?)$")  # "1.048.576", "0,75 GB", "—"
+# A number as results show it: "1.048.576", "0,75 GB", "12,5 %", "—". The separators are the formatter's own,
+# read from it, so that this checks the shape (groups of three, one decimal separator, a unit) and a change of
+# separator fails only the formatting tests.
+GROUP = format_integer(1000)[1:-3]
+DECIMAL = format_decimal(Decimal("0.5"))[1:-1]
+NUMBER_TEXT = re.compile(
+    rf"^(—|-?\d{{1,3}}(?P<groups>(?:{re.escape(GROUP)}\d{{3}})*)(?:{re.escape(DECIMAL)}\d+)?(?: %| [A-Za-z]+)?)$"
+)
 values = st.one_of(
     st.text(max_size=30),
     st.sampled_from(["", " ", "-1", "0", "abc", "NaN", "Infinity", "1e309", "0x10", "１２", "1.000.000,5",
@@ -29,7 +38,9 @@ values = st.one_of(
 def test_arbitrary_inputs(calculator_id: str, data: st.DataObject) -> None:
     calc = CALCULATORS[calculator_id]
     keys = st.sampled_from([f.id for f in calc.fields] + ["extra", "__proto__"])
-    texts = data.draw(st.dictionaries(keys, values))
+    # Half the time over the defaults, so that many answers compute (and show large, grouped numbers).
+    base = calc.defaults if data.draw(st.booleans()) else {}
+    texts = {**base, **data.draw(st.dictionaries(keys, values))}
     answer = respond({"calculator": calculator_id, "values": texts})
     assert answer["status"] in {"ok", "incomplete", "invalid"}
     results = answer["results"]
@@ -44,6 +55,23 @@ def test_arbitrary_inputs(calculator_id: str, data: st.DataObject) -> None:
     assert all(isinstance(m, str) and m.endswith(".") for m in errors.values())
     if answer["status"] != "ok":
         assert errors or answer["message"]
+
+
+@pytest.mark.parametrize("text", [format_integer(1_048_576), format_decimal(Decimal("1234.5")) + " GB",
+                                  format_decimal(Decimal("-20000.25")) + " %", format_integer(10**21)])
+def test_number_text_reads_grouped_numbers(text: str) -> None:
+    """The pattern's grouping branch, which the property test's inputs seldom reach: numbers of at least 1000."""
+    match = NUMBER_TEXT.match(text)
+    assert match and match.group("groups"), text
+
+
+def test_number_text_wants_the_groups() -> None:
+    assert not NUMBER_TEXT.match(str(1_048_576))  # not grouped
+    assert not NUMBER_TEXT.match(format_integer(1_048_576)[:-1])  # a short last group
+    # A real answer: the LoRA page's default count is in the millions.
+    shown = respond({"calculator": "parametri-lora", "values": CALCULATORS["parametri-lora"].defaults})
+    match = NUMBER_TEXT.match(shown["results"]["trainable_parameters"])  # type: ignore[index]
+    assert match and match.group("groups")
 
 
 @pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))

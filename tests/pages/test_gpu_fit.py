@@ -8,8 +8,10 @@ from urllib.parse import parse_qs
 import pytest
 
 from calculator import CALCULATORS, respond
-from calculator.form.numbers import format_field
+from calculator.form.numbers import format_field, parse_number
 from calculator.llm.gpus import GPUS
+
+from ..support.outputs import evaluation, outputs
 
 VRAM, ACC = "vram-addestramento-llm", "accumulo-del-gradiente"
 REQUIRED = {"A100 40GB", "A100 80GB", "H100 80GB", "H200 141GB", "B200 180GB", "L40S 48GB", "RTX 4090 24GB",
@@ -21,6 +23,12 @@ def answer(calculator_id: str, values: dict[str, str]) -> dict[str, object]:
     result = respond({"calculator": calculator_id, "values": {**calc.defaults, **values}})
     assert result["status"] == "ok", result["errors"]
     return result
+
+
+def count(value: Decimal | str | None) -> int:
+    """A typed output that must be a whole number."""
+    assert isinstance(value, Decimal) and value == int(value), value
+    return int(value)
 
 
 def test_the_gpu_catalogue() -> None:
@@ -44,9 +52,8 @@ def test_the_largest_micro_batch_fits_and_one_more_does_not(params: str, a: str,
                                                            gpu_id: str) -> None:
     memory = format_field(next(g for g in GPUS if g.id == gpu_id).memory_gb)
     base = {"parameters_billion": params, "gpus": gpus, "zero_stage": stage, "gpu_memory_gb": memory}
-    largest = answer(VRAM, {**base, "activation_per_sample_gb": a})["results"]["max_micro_batch"]  # type: ignore[index]
-    b = int(str(largest).replace(".", ""))
-    per_sample = Decimal(a.replace(",", "."))
+    b = count(outputs(VRAM, base, activation_per_sample_gb=a)["max_micro_batch"])
+    per_sample = parse_number(a)
     fits = answer(VRAM, {**base, "activation_gb": format_field(b * per_sample)})["results"]["fit"]  # type: ignore[index]
     too_many = answer(VRAM, {**base, "activation_gb": format_field((b + 1) * per_sample)})["results"]["fit"]  # type: ignore[index]
     assert str(fits).startswith("Entra") or b == 0
@@ -58,26 +65,24 @@ def test_the_accumulation_page_agrees(params: str, a: str, gpus: str, stage: str
     """The link opens the accumulation page's GPU mode with the same GPU, reserve and model states: it picks
     the same micro-batch, says it fits, and its margin is the VRAM page's for that micro-batch."""
     memory = format_field(next(g for g in GPUS if g.id == gpu_id).memory_gb)
-    vram = answer(VRAM, {"parameters_billion": params, "gpus": gpus, "zero_stage": stage, "gpu_memory_gb": memory,
-                         "activation_per_sample_gb": a})
-    largest = vram["results"]["max_micro_batch"]  # type: ignore[index]
-    if largest == "0":
-        assert "accumulo" not in vram["links"]  # type: ignore[operator]
+    vram_values = {"parameters_billion": params, "gpus": gpus, "zero_stage": stage, "gpu_memory_gb": memory}
+    vram = evaluation(VRAM, vram_values, activation_per_sample_gb=a)
+    assert vram.status == "ok", vram.errors
+    b = count(vram.outputs["max_micro_batch"])
+    if b == 0:
+        assert "accumulo" not in vram.links
         return
-    query = {k: v[0] for k, v in parse_qs(vram["links"]["accumulo"][1:]).items()}  # type: ignore[index]
+    query = {k: v[0] for k, v in parse_qs(vram.links["accumulo"][1:]).items()}
     assert query["mode"] == "gpu" and query["data_parallel_gpus"] == gpus and query["gpu_memory_gb"] == memory
-    b = int(str(largest).replace(".", ""))
     target = b * int(gpus) * 4  # a target the largest micro-batch divides: the plan then takes it whole
-    acc = answer(ACC, {**query, "target_effective_batch": str(target)})
-    assert acc["results"]["micro_batch_fit"] == largest  # type: ignore[index]
-    assert acc["results"]["accumulation_needed"] == "4"  # type: ignore[index]
-    assert str(acc["results"]["gpu_fit"]).startswith(f"Entra in una GPU da {memory} GB")  # type: ignore[index]
-    per_sample = Decimal(a.replace(",", "."))
-    same = answer(VRAM, {"parameters_billion": params, "gpus": gpus, "zero_stage": stage, "gpu_memory_gb": memory,
-                         "activation_gb": format_field(b * per_sample)})["results"]
-    vram_margin = Decimal(str(same["headroom_gb"]).removesuffix(" GB").replace(".", "").replace(",", "."))  # type: ignore[index]
-    acc_margin = Decimal(str(acc["results"]["gpu_headroom_gb"]).removesuffix(" GB").replace(".", "")  # type: ignore[index]
-                         .replace(",", "."))
+    acc = evaluation(ACC, query, target_effective_batch=str(target))
+    assert acc.status == "ok", acc.errors
+    assert (acc.outputs["micro_batch_fit"], acc.outputs["accumulation_needed"]) == (Decimal(b), Decimal(4))
+    assert str(acc.outputs["gpu_fit"]).startswith(f"Entra in una GPU da {memory} GB")
+    per_sample = parse_number(a)
+    same = outputs(VRAM, {**vram_values, "activation_gb": format_field(b * per_sample)})
+    vram_margin, acc_margin = same["headroom_gb"], acc.outputs["gpu_headroom_gb"]
+    assert isinstance(vram_margin, Decimal) and isinstance(acc_margin, Decimal)
     assert 0 <= vram_margin - acc_margin <= Decimal("0.02")  # the states travel rounded up to 0,01 GB
 
 

@@ -7,14 +7,12 @@ the rule of the Transformers version that wrote the log.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from calculator import respond
 from calculator.pages.gradient_accumulation import DROP_LAST, ROUND_DOWN, ROUND_UP
 
-from ..support.golden import ACC, request
+from ..support.golden import ACC
+from ..support.outputs import output_number
 
 PEFT = "huggingface/peft@5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40"
 
@@ -42,11 +40,11 @@ LOGS = [
 
 
 def steps(samples: int, b: int, a: int, g: int, generations: str, rule: str) -> int:
-    answer: dict[str, Any] = respond(request(ACC, dataset_size=str(samples), micro_batch=str(b),
-                                             accumulation_steps=str(a), data_parallel_gpus=str(g),
-                                             generations=generations, steps_rule=rule))
-    assert answer["status"] == "ok", answer["errors"]
-    return int(answer["results"]["steps_per_epoch"].replace(".", ""))
+    count = output_number(ACC, "steps_per_epoch", dataset_size=str(samples), micro_batch=str(b),
+                          accumulation_steps=str(a), data_parallel_gpus=str(g), generations=generations,
+                          steps_rule=rule)
+    assert count == int(count)
+    return int(count)
 
 
 @pytest.mark.parametrize(("source", "samples", "b", "a", "g", "generations", "epochs", "rule", "logged", "others"),

@@ -7,6 +7,7 @@ commit named (``PEFT``), or at the commit given in the case.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -15,6 +16,8 @@ from calculator import CALCULATORS, respond
 from calculator.llm.catalogue import model
 from calculator.pages.lora import MODULES
 from calculator.pages.presets import field_texts
+
+from ..support.outputs import output_number
 
 LORA = "parametri-lora"
 PEFT = "huggingface/peft@5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40"
@@ -25,10 +28,19 @@ SELF_LLM = "datawhalechina/self-llm@0932a89b0fd8e7a9844874eceb8ec993d6570d78"
 ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
+def texts(model_id: str, rank: int, targets: tuple[str, ...], **extra: str) -> dict[str, str]:
+    return {**field_texts(model(model_id)), **{m: "" for m in MODULES}, **{t: "on" for t in targets},
+            "rank": str(rank), **extra}
+
+
 def answer(model_id: str, rank: int, targets: tuple[str, ...], **extra: str) -> dict[str, Any]:
-    values = {**CALCULATORS[LORA].defaults, **field_texts(model(model_id)), **{m: "" for m in MODULES},
-              **{t: "on" for t in targets}, "rank": str(rank), **extra}
+    values = {**CALCULATORS[LORA].defaults, **texts(model_id, rank, targets, **extra)}
     return respond({"calculator": LORA, "values": values})
+
+
+def trainable_count(model_id: str, rank: int, targets: tuple[str, ...], **extra: str) -> Decimal:
+    """The page's trainable parameters, as the number it computed (not the text it shows)."""
+    return output_number(LORA, "trainable_parameters", texts(model_id, rank, targets, **extra))
 
 
 # (source, model, r, target_modules as the calculator names them, extra fields, trainable, all params, %)
@@ -109,7 +121,8 @@ def test_peft_printed_it(source: str, model_id: str, rank: int, targets: tuple[s
     assert result["status"] == "ok", result["errors"]
     assert result["results"]["peft_printout"] == (
         f"trainable params: {trainable} || all params: {everything} || trainable%: {percent}"), source
-    assert result["results"]["trainable_parameters"] == trainable.replace(",", ".")
+    # The number computed, written as PEFT writes it (f"{trainable_params:,d}"), is the number PEFT printed.
+    assert f"{int(trainable_count(model_id, rank, targets, **extra)):,d}" == trainable
 
 
 def test_qdora_counts_magnitudes_and_names_the_4_bit_convention() -> None:
@@ -121,11 +134,10 @@ def test_qdora_counts_magnitudes_and_names_the_4_bit_convention() -> None:
     weights per byte; today's PEFT multiplies Params4bit by 2 × the storage's bytes
     (src/peft/peft_model.py, get_nb_trainable_parameters), and the page shows that full count."""
     result = answer("llama-3.1-8b", 8, ALL_LINEAR, use_dora="on")
-    assert result["results"]["trainable_parameters"] == "22.347.776"
+    assert trainable_count("llama-3.1-8b", 8, ALL_LINEAR, use_dora="on") == 22_347_776
     assert result["results"]["peft_printout"] == (
         "trainable params: 22,347,776 || all params: 8,052,609,024 || trainable%: 0.2775")
-    lora_only = answer("llama-3.1-8b", 8, ALL_LINEAR)["results"]["trainable_parameters"]
-    assert lora_only == "20.971.520"
+    assert trainable_count("llama-3.1-8b", 8, ALL_LINEAR) == 20_971_520
     entry = model("llama-3.1-8b")
     linear = entry.layers * (entry.attention() + entry.mlp_block())  # the weights bitsandbytes packs
     packed_count = entry.parameters() - linear + linear // 2 + 22_347_776
@@ -156,24 +168,19 @@ def test_llama_names_on_phi_3_get_a_message() -> None:
 
 def test_fused_query_key_value_is_one_matrix() -> None:
     """BLOOM's query_key_value, r=8: 24 layers × 8 × (1024 + 3 × 1024)."""
-    result = answer("bloom-560m", 8, ("qkv_proj",))
-    assert result["results"]["trainable_parameters"] == f"{24 * 8 * (1024 + 3072):,}".replace(",", ".")
+    assert trainable_count("bloom-560m", 8, ("qkv_proj",)) == 24 * 8 * (1024 + 3072)
     # Falcon 7B's multi-query attention: the fused matrix has 71 query heads and one key and one value head.
-    falcon = answer("falcon-7b", 8, ("qkv_proj",))
-    assert falcon["results"]["trainable_parameters"] == f"{32 * 8 * (4544 + 73 * 64):,}".replace(",", ".")
+    assert trainable_count("falcon-7b", 8, ("qkv_proj",)) == 32 * 8 * (4544 + 73 * 64)
 
 
 def test_experts_each_get_an_adapter_and_the_router_only_when_targeted() -> None:
     """Mixtral: w1/w2/w3 in each of the 8 experts of 32 layers; Qwen1.5-MoE also a shared expert."""
-    mixtral = answer("mixtral-8x7b", 8, ("gate_proj", "up_proj", "down_proj"))
     per_expert = 8 * (4096 + 14336) * 3
-    assert mixtral["results"]["trainable_parameters"] == f"{32 * 8 * per_expert:,}".replace(",", ".")
-    with_router = answer("mixtral-8x7b", 8, ("gate_proj", "up_proj", "down_proj", "router"))
-    assert with_router["results"]["trainable_parameters"] == \
-        f"{32 * (8 * per_expert + 8 * (4096 + 8)):,}".replace(",", ".")
-    qwen = answer("qwen1.5-moe-a2.7b", 4, ("down_proj",))
-    assert qwen["results"]["trainable_parameters"] == \
-        f"{24 * 4 * ((1408 + 2048) * 60 + (5632 + 2048)):,}".replace(",", ".")
+    assert trainable_count("mixtral-8x7b", 8, ("gate_proj", "up_proj", "down_proj")) == 32 * 8 * per_expert
+    with_router = trainable_count("mixtral-8x7b", 8, ("gate_proj", "up_proj", "down_proj", "router"))
+    assert with_router == 32 * (8 * per_expert + 8 * (4096 + 8))
+    qwen = trainable_count("qwen1.5-moe-a2.7b", 4, ("down_proj",))
+    assert qwen == 24 * 4 * ((1408 + 2048) * 60 + (5632 + 2048))
 
 
 # modules_to_save: the classification head is trained whole, and PEFT keeps the original beside the copy, so
@@ -225,13 +232,10 @@ def test_bias_all_trains_every_bias() -> None:
 def test_bias_lora_only_trains_the_adapted_layers_biases() -> None:
     """GPT-2's c_attn carries a 2,304-wide bias: with bias="lora_only" it trains too, 12 × 2,304 more. All of GPT-2's
     biases (the catalogue counts 102,144: linear layers and LayerNorms) with bias="all"."""
-    lora = answer("gpt2", 8, ("qkv_proj",))["results"]["trainable_parameters"]
-    only = answer("gpt2", 8, ("qkv_proj",), bias="lora_only")["results"]["trainable_parameters"]
-    everything = answer("gpt2", 8, ("qkv_proj",), bias="all")["results"]["trainable_parameters"]
-    as_int = [int(str(v).replace(".", "")) for v in (lora, only, everything)]
-    assert as_int[1] - as_int[0] == 12 * 2304
-    assert as_int[2] - as_int[0] == model("gpt2").biases() == 102_144
+    lora, only, everything = (trainable_count("gpt2", 8, ("qkv_proj",), bias=b) for b in ("none", "lora_only", "all"))
+    assert only - lora == 12 * 2304
+    assert everything - lora == model("gpt2").biases() == 102_144
     # Whisper has no bias on k_proj: lora_only on q, k, v adds the q and v biases only.
-    whisper = [int(str(answer("whisper-small", 8, ("q_proj", "k_proj", "v_proj"), bias=b)["results"]
-                       ["trainable_parameters"]).replace(".", "")) for b in ("none", "lora_only")]
-    assert whisper[1] - whisper[0] == (12 + 2 * 12) * 2 * 768
+    none, lora_only = (trainable_count("whisper-small", 8, ("q_proj", "k_proj", "v_proj"), bias=b)
+                       for b in ("none", "lora_only"))
+    assert lora_only - none == (12 + 2 * 12) * 2 * 768

@@ -13,9 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from calculator import CALCULATORS, respond
+from calculator.form.numbers import format_exact_field
 from calculator.llm import deepspeed_estimator as ds
 from calculator.llm.catalogue import model
 from calculator.pages.presets import field_texts
+
+from ..support.outputs import output_number
 
 VRAM = "vram-addestramento-llm"
 DOCS = "deepspeedai/DeepSpeed@edaa722:docs/code-docs/source/memory.rst"
@@ -137,6 +140,6 @@ def test_accelerate_reports_half_of_the_resident_sum() -> None:
     model), not the sum. The page's AdamW in mixed precision keeps 16 B per parameter: twice that figure."""
     fp32_gib = Decimal("297.12")
     parameters_billion = fp32_gib * 2**30 / 4 / 10**9
-    results = answer({"parameters_billion": f"{parameters_billion:.6f}".replace(".", ","), "activation_gb": "0"})
-    ours_gib = Decimal(results["per_gpu_gib"].removesuffix(" GiB").replace(".", "").replace(",", "."))
+    ours_gib = output_number(VRAM, "per_gpu_gib", parameters_billion=format_exact_field(parameters_billion),
+                             activation_gb="0")
     assert abs(ours_gib - 2 * Decimal("594.24")) < Decimal("0.01") * ours_gib
