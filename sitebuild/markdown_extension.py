@@ -146,16 +146,19 @@ def feed_list(calculator_id: str) -> list[str]:
     return lines
 
 
+def form_attributes() -> dict[str, str]:
+    """What the build writes on every form: the engine's version, and the worker's path from the site's root
+    (written once, here). Raw HTML is not rewritten by MkDocs or Zensical and a page's depth is unknown here, so
+    the page's scripts resolve it against the root they find (engine-start.js, engine-client.mjs). No leading "/"."""
+    return {"engine": pyodide_version(), "worker": "assets/javascripts/engine-worker.mjs"}
+
+
 class CalculatorPreprocessor(Preprocessor):
     """Expands directives, figures and math before Markdown parses the text."""
 
     def calculator(self, calculator_id: str) -> list[str]:
         """The form (raw HTML), its feed links (Markdown, inside it) and the inline start script."""
-        # The engine's version, and the worker's path from the site's root (written once, here): raw HTML is
-        # not rewritten by MkDocs or Zensical and a page's depth is unknown here, so the page's scripts
-        # resolve it against the root they find (engine-start.js, engine-client.mjs). No leading "/".
-        attributes = {"engine": pyodide_version(), "worker": "assets/javascripts/engine-worker.mjs"}
-        form = render(_calculator(calculator_id), attributes=attributes) + "\n" + engine_start()
+        form = render(_calculator(calculator_id), attributes=form_attributes()) + "\n" + engine_start()
         before, _, after = form.partition(FEEDS_MARK)
         if not after:
             return ["", self.md.htmlStash.store(form), ""]

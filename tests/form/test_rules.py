@@ -92,7 +92,7 @@ def test_units_chosen_in_a_field_come_from_python(monkeypatch: pytest.MonkeyPatc
 def test_the_blank_result_text_is_rendered_for_the_page() -> None:
     for calc in CALCULATORS.values():
         assert f'data-blank="{BLANK}"' in render(calc)
-    script = (JS / "calculators.mjs").read_text()
+    script = (JS / "form.mjs").read_text()
     assert BLANK not in script and "form.dataset.blank" in script
 
 
@@ -164,7 +164,7 @@ def test_the_inline_start_script_speaks_the_protocol() -> None:
     assert 'export const START = "start";' in protocol
     assert "export const start = (version) => ({ type: START, version });" in protocol
     assert 'worker.postMessage({ type: "start", version: form.dataset.engine });' in start
-    for script in ("calculators.mjs", "engine-worker.mjs"):
+    for script in ("engine-client.mjs", "engine-worker.mjs"):
         text = (JS / script).read_text()
         assert 'from "./engine-protocol.mjs"' in text
         assert not re.search(r'type: "(start|compute|ready|result|failed)"', text), script

@@ -14,6 +14,7 @@ import pytest
 from calculator import CALCULATORS
 from calculator.form.render import FEEDS_MARK, render
 from sitebuild.engine import engine_path, pyodide_version
+from sitebuild.markdown_extension import form_attributes
 
 from ..conftest import ROOT
 
@@ -51,7 +52,7 @@ def visible_text(html: str) -> str:
 @pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
 def test_each_calculator_page_embeds_its_prerendered_form(site_dir: Path, calculator_id: str) -> None:
     html = page_text(site_dir, CALCULATOR_PAGES[calculator_id])
-    form = render(CALCULATORS[calculator_id], attributes={"engine": pyodide_version()})
+    form = render(CALCULATORS[calculator_id], attributes=form_attributes())
     assert all(part in html for part in form.split(FEEDS_MARK))  # the feed links go between, as Markdown
     assert html.count("data-calculator=") == 1
 

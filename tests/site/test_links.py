@@ -62,7 +62,8 @@ def test_every_internal_reference_resolves(site_dir: Path) -> None:
     assert broken == []
 
 
-@pytest.mark.parametrize("script", ["assets/javascripts/calculators.mjs", "assets/javascripts/offline.mjs"])
+@pytest.mark.parametrize("script", ["assets/javascripts/calculators.mjs", "assets/javascripts/engine-client.mjs",
+                                    "assets/javascripts/form.mjs", "assets/javascripts/offline.mjs"])
 def test_module_imports_resolve(site_dir: Path, script: str) -> None:
     source = (site_dir / script).read_text()
     for relative in re.findall(r'new URL\("([^"]+)", import\.meta\.url\)', source):

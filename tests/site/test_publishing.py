@@ -17,7 +17,8 @@ from playwright.sync_api import Page, expect
 
 from calculator import CALCULATORS
 from calculator.form.render import FEEDS_MARK, render
-from sitebuild.engine import engine_path, pyodide_version
+from sitebuild.engine import engine_path
+from sitebuild.markdown_extension import form_attributes
 from tools.local_server import free_port
 
 from ..conftest import ROOT, copy_project, serving, watched_page
@@ -109,7 +110,7 @@ def zensical_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
 def test_zensical_builds_the_pages_with_their_forms(zensical_site: Path, calculator_id: str) -> None:
     html = (zensical_site / calculator_id / "index.html").read_text()
-    form = render(CALCULATORS[calculator_id], attributes={"engine": pyodide_version()})
+    form = render(CALCULATORS[calculator_id], attributes=form_attributes())
     assert all(part in html for part in form.split(FEEDS_MARK))  # the feed links go between, as Markdown
     assert "<math" in html and "$" not in re.sub(r"<script.*?</script>|<pre.*?</pre>", "", html, flags=re.S)
     assert 'http-equiv="Content-Security-Policy"' in html
@@ -179,7 +180,7 @@ def test_author_mode_shows_each_edit_and_remakes_the_engine_only_for_python(brow
         article.write_text(article.read_text().replace("# Calcolatore dei parametri LoRA", "# Parametri LoRA, in prova", 1))
         expect(page.locator("h1")).to_contain_text("Parametri LoRA, in prova", timeout=30_000)  # live reload
         assert stamp.stat().st_mtime_ns == made  # prose only: the engine is left alone
-        module = project / "calculator" / "lora.py"
+        module = project / "calculator" / "pages" / "lora.py"
         module.write_text(module.read_text().replace('label="Rango r"', 'label="Rango r (in prova)"'))
         expect(page.locator('label[for="parametri-lora--rank"]')).to_have_text("Rango r (in prova)", timeout=60_000)
         assert stamp.stat().st_mtime_ns != made  # Python changed: the engine was made again

@@ -1,4 +1,4 @@
-// The messages between a page (calculators.mjs) and the engine's worker (engine-worker.mjs).
+// The messages between a page (engine-client.mjs) and the engine's worker (engine-worker.mjs).
 // Both sides build and read them only through this module.
 //
 // page → worker

@@ -1,17 +1,18 @@
 // Start the calculator engine's worker while the page is still being parsed, well before the
-// page's module script runs (after the theme's own scripts). calculators.mjs adopts this worker
+// page's module script runs (after the theme's own scripts). engine-client.mjs adopts this worker
 // and the messages it has sent meanwhile. Inlined right after each calculator form by the
-// Markdown extension (sitebuild/markdown_extension.py); the worker's address is found from our
-// stylesheet's, which every page links, and the engine's version from the form.
+// Markdown extension (sitebuild/markdown_extension.py). The form names the engine's version
+// (data-engine) and the worker (data-worker: its path from the site's root, which engine-client.mjs
+// reads too); the root is two folders above our stylesheet, which every page links in its head.
 // The theme's instant navigation runs this script again on every page it brings in: once
-// calculators.mjs has an engine (it then sets calcEngineStart to null), there is nothing to start.
+// engine-client.mjs has an engine (it then sets calcEngineStart to null), there is nothing to start.
 (() => {
   if (window.calcEngineStart !== undefined || location.protocol === "file:") return;
   const stylesheet = document.querySelector('link[rel="stylesheet"][href$="assets/stylesheets/calculators.css"]');
-  const form = document.querySelector("form[data-calculator][data-engine]");
+  const form = document.querySelector("form[data-calculator][data-engine][data-worker]");
   if (!stylesheet || !form) return;
   try {
-    const worker = new Worker(new URL("../javascripts/engine-worker.mjs", stylesheet.href), { type: "module" });
+    const worker = new Worker(new URL(form.dataset.worker, new URL("../../", stylesheet.href)), { type: "module" });
     const early = [];
     const keep = ({ data }) => early.push(data);
     const failed = (event) => {
@@ -28,6 +29,6 @@
     };
     window.calcEngineStart = { worker, release };
   } catch {
-    // calculators.mjs starts the worker itself
+    // engine-client.mjs starts the worker itself
   }
 })();

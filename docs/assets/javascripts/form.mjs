@@ -1,0 +1,291 @@
+// A calculator form on the page, wired to the engine (engine-client.mjs). It only moves strings (even
+// its messages are in the page, rendered by Python): field values go to calculator.form.api.handle,
+// and the texts it answers are put back into the elements marked data-output, data-error-for and
+// data-message.
+//
+// Every rule (which mode applies, what a checkbox's text means, which unit a field shows, the text
+// of a result without value) is Python's: it arrives in the answer or in attributes it rendered.
+// Each part of the form is mounted on the data-* attributes the Python renderer writes
+// (mountAddress, mountEngine, mountReset, mountPresets, mountCopy, mountFeeds).
+//
+// Form attributes it maintains, for styles and tests:
+//   data-state  = loading | ready | error   (the engine)
+//   data-busy   present while an answer for the latest input is awaited
+//   data-status = ok | incomplete | invalid | error (the latest answer)
+//   data-mode   the mode of the latest answer (fields and results of other modes are hidden)
+//   data-engine-boot = snapshot | normal    (how the engine started)
+//   data-engine-reason                      why the engine failed, when it did (technical, English)
+
+import { compute, engineStatus, onEngineChange, startEngine } from "./engine-client.mjs";
+
+function readValues(form) {
+  const values = {};
+  for (const control of form.querySelectorAll("input[name], select[name]")) {
+    values[control.name] = control.type === "checkbox" ? (control.checked ? control.value : "") : control.value;
+  }
+  return values;
+}
+
+// Only what changed is written: an edit usually changes a few results, and every write costs a
+// style and layout pass.
+function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
+}
+
+/** @type {WeakMap<Element, string>} */
+const drawn = new WeakMap();
+
+function show(form, response) {
+  const answer = JSON.parse(response);
+  form.dataset.status = answer.status;
+  const message = form.querySelector("[data-message]");
+  if (message) setText(message, answer.message);
+  if (answer.status === "error") return; // the message says so; the last results stay
+  for (const output of form.querySelectorAll("[data-output]")) {
+    setText(output, answer.results[output.dataset.output] ?? form.dataset.blank);
+  }
+  for (const error of form.querySelectorAll("[data-error-for]")) {
+    const message = answer.errors[error.dataset.errorFor] ?? "";
+    setText(error, message);
+    const control = form.elements.namedItem(error.dataset.errorFor);
+    if (control instanceof Element) {
+      if (message) control.setAttribute("aria-invalid", "true");
+      else control.removeAttribute("aria-invalid");
+    }
+  }
+  for (const link of form.querySelectorAll("a[data-feed]")) {
+    const query = answer.links[link.dataset.feed];
+    link.hidden = query === undefined; // no link to a sibling from values that do not compute
+    if (query === undefined) continue;
+    const target = new URL(link.href); // the sibling's page, as the site generator wrote it
+    target.search = query;
+    if (link.href !== target.href) link.href = target.href;
+  }
+  for (const unit of form.querySelectorAll("[data-unit-of]")) {
+    setText(unit, answer.units[unit.dataset.unitOf] ?? unit.textContent);
+  }
+  applyMode(form, answer.mode);
+  const chart = form.querySelector("[data-chart]");
+  if (chart && drawn.get(chart) !== answer.chart) {
+    chart.innerHTML = answer.chart; // SVG drawn by the Python package from validated numbers only
+    drawn.set(chart, answer.chart);
+  }
+}
+
+/** Show the fields and results of the mode Python chose; hide the others (their values are kept). */
+function applyMode(form, mode) {
+  if (form.dataset.mode === mode) return;
+  form.dataset.mode = mode;
+  for (const element of form.querySelectorAll("[data-modes]")) {
+    element.hidden = !element.dataset.modes.split(" ").includes(mode);
+  }
+}
+
+/** Put a text into a field: a checkbox is checked by the texts Python lists; a list only takes its own options. */
+function setField(control, value) {
+  if (control instanceof HTMLInputElement && control.type === "checkbox") {
+    control.checked = control.dataset.true.split(" ").includes(value.trim().toLowerCase());
+  } else if (control instanceof HTMLSelectElement) {
+    if ([...control.options].some((option) => option.value === value)) control.value = value;
+  } else if (control instanceof HTMLInputElement) {
+    control.value = value;
+  }
+}
+
+/** Fill the fields from a query (?name=value): values only ever become field text. */
+function readQuery(form, search) {
+  const params = new URLSearchParams(search);
+  let applied = false;
+  for (const [name, value] of params) {
+    const control = form.elements.namedItem(name);
+    if (!(control instanceof HTMLInputElement || control instanceof HTMLSelectElement)) continue;
+    setField(control, value);
+    applied = true;
+  }
+  return applied;
+}
+
+// The values a reader typed, kept on this device only (localStorage, never sent anywhere), so that they
+// come back on the next visit; a shared link (values in the address) always wins over them.
+const storeKey = (form) => `calcolatori:${form.dataset.calculator}`;
+
+function store(form, query) {
+  try {
+    if (query === null) localStorage.removeItem(storeKey(form));
+    else localStorage.setItem(storeKey(form), query);
+  } catch {
+    // storage refused (private mode, quota): the address still holds the values
+  }
+}
+
+function stored(form) {
+  try {
+    return localStorage.getItem(storeKey(form)) || "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The values in the address (?field=value&…) and on this device. They fill the fields now (a shared
+ * link wins over this device); edits are written back once typing pauses, and at once when the reader
+ * leaves (a link, the back button, the theme's instant navigation) or copies the link.
+ */
+export function mountAddress(form) {
+  const page = location.pathname;
+  let timer = 0;
+  const write = () => {
+    clearTimeout(timer);
+    timer = 0;
+    const query = new URLSearchParams(readValues(form)).toString();
+    // After an instant navigation the address is already the next page's: it must not get these values.
+    if (location.pathname === page) history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
+    store(form, query);
+  };
+  const flush = () => {
+    if (timer) write();
+  };
+  window.addEventListener("pagehide", flush);
+  return {
+    /** Whether the address or this device gave values, not yet computed. */
+    restored: readQuery(form, location.search) || readQuery(form, stored(form)),
+    // Rewriting the address is slow-ish and rate-limited by browsers: do it once typing pauses.
+    writeSoon() {
+      clearTimeout(timer);
+      timer = setTimeout(write, 250);
+    },
+    write,
+    flush,
+    /** Forget the values: the address and this device go back to the defaults. */
+    clear() {
+      clearTimeout(timer);
+      timer = 0;
+      if (location.pathname === page) history.replaceState(history.state, "", location.pathname + location.hash);
+      store(form, null);
+    },
+    unmount() {
+      flush();
+      window.removeEventListener("pagehide", flush);
+    },
+  };
+}
+
+/** The engine's state on the form (data-state, [data-engine-status]), its retry button, and the results. */
+export function mountEngine(form, restored) {
+  const calculator = form.dataset.calculator;
+  const status = form.querySelector("[data-engine-status]");
+  let latest = 0;
+  // Values not yet computed: typed, or taken from the address or this device.
+  let edited = restored;
+
+  async function update() {
+    if (engineStatus().state !== "ready") {
+      edited = true;
+      return render();
+    }
+    const ticket = ++latest;
+    form.dataset.busy = "";
+    const response = await compute(JSON.stringify({ calculator, values: readValues(form) }));
+    if (ticket !== latest) return;
+    show(form, response);
+    delete form.dataset.busy;
+  }
+
+  function render() {
+    const { state, boot, reason } = engineStatus();
+    form.dataset.state = state === "ready" ? "ready" : state === "loading" ? "loading" : "error";
+    if (state === "ready") form.dataset.engineBoot = boot;
+    else delete form.dataset.busy;
+    if (reason) form.dataset.engineReason = reason;
+    else delete form.dataset.engineReason;
+    const showing = state === "ready" || (state === "loading" && !edited) ? "" : state;
+    status.hidden = !showing;
+    for (const message of status.querySelectorAll("[data-when]")) message.hidden = message.dataset.when !== showing;
+  }
+
+  function onEngine() {
+    render();
+    // Whatever is in the fields now (typed while loading, restored by the browser) is computed.
+    if (engineStatus().state === "ready") update();
+  }
+
+  for (const retry of form.querySelectorAll("[data-retry]")) retry.addEventListener("click", () => startEngine(form));
+  const stop = onEngineChange(onEngine);
+  onEngine();
+  return { update, unmount: stop };
+}
+
+/** The reset button: the browser restores the default values, which are then computed. */
+export function mountReset(form, address, update) {
+  form.addEventListener("reset", () => {
+    address.clear();
+    setTimeout(update); // the browser restores the default values after this event
+  });
+}
+
+/** Buttons that fill a few fields at once ([data-preset]: field → text, JSON). */
+export function mountPresets(form, onEdit) {
+  for (const button of form.querySelectorAll("[data-preset]")) {
+    button.addEventListener("click", () => {
+      for (const [name, value] of Object.entries(JSON.parse(button.dataset.preset))) {
+        const control = form.elements.namedItem(name);
+        if (control) setField(control, value);
+      }
+      onEdit();
+    });
+  }
+}
+
+async function copyText(button, text) {
+  const original = button.dataset.label || (button.dataset.label = button.textContent);
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = button.dataset.done;
+  } catch {
+    button.textContent = button.dataset.failed;
+  }
+  setTimeout(() => { button.textContent = original; }, 2500);
+}
+
+/** Copy buttons: a result's text ([data-copy]: its data-output) and the page's link with the values ([data-copy-link]). */
+export function mountCopy(form, address) {
+  for (const button of form.querySelectorAll("[data-copy]")) {
+    button.addEventListener("click", () => {
+      const source = form.querySelector(`[data-output="${CSS.escape(button.dataset.copy)}"]`);
+      copyText(button, source ? source.textContent : "");
+    });
+  }
+  for (const button of form.querySelectorAll("[data-copy-link]")) {
+    button.addEventListener("click", () => {
+      address.write();
+      copyText(button, location.href);
+    });
+  }
+}
+
+/** Links that carry results to a sibling calculator (a[data-feed]; show() keeps their query current). */
+export function mountFeeds(form, address) {
+  // Coming back, the reader finds every value.
+  for (const link of form.querySelectorAll("a[data-feed]")) link.addEventListener("click", address.flush);
+}
+
+/** Wire one calculator form; returns what unmounts it (the theme's instant navigation replaced the page). */
+export function mountCalculator(form) {
+  const address = mountAddress(form);
+  const engine = mountEngine(form, address.restored);
+  const onEdit = () => {
+    engine.update();
+    address.writeSoon();
+  };
+  form.addEventListener("input", onEdit);
+  form.addEventListener("change", onEdit);
+  form.addEventListener("submit", (event) => event.preventDefault());
+  mountReset(form, address, engine.update);
+  mountPresets(form, onEdit);
+  mountCopy(form, address);
+  mountFeeds(form, address);
+  return () => {
+    address.unmount();
+    engine.unmount();
+  };
+}
