@@ -55,4 +55,28 @@ def svg_number(value: Decimal) -> str:
 
 
 
+def bars(title: str, rows: Sequence[tuple[str, Decimal]], unit: str, highlight: int = -1) -> str:
+    """One horizontal bar per row, its label and value beside it; the ``highlight`` row in the first colour."""
+    top = max((value for _, value in rows), default=Decimal(0))
+    label_width, row = 150, 30
+    height = row * len(rows) + 8
+    description = "; ".join(f"{label}: {format_decimal(value)} {unit}" for label, value in rows)
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="calc-chart" viewBox="0 0 {WIDTH} {height}"'
+        f' role="img" aria-labelledby="calc-chart-title calc-chart-desc">',
+        f'<title id="calc-chart-title">{escape(title)}</title>',
+        f'<desc id="calc-chart-desc">{escape(description)}</desc>',
+    ]
+    room = Decimal(WIDTH - label_width - 120)
+    for index, (label, value) in enumerate(rows):
+        y = index * row + 4
+        width = value / top * room if top > 0 else Decimal(0)
+        part = 0 if index == highlight else 1
+        out.append(f'<text x="0" y="{y + 19}">{escape(label)}</text>')
+        out.append(f'<rect class="calc-part-{part}" x="{label_width}" y="{y}" width="{_n(width)}" height="{row - 8}"/>')
+        out.append(f'<text x="{_n(label_width + width + 6)}" y="{y + 19}">{escape(format_decimal(value))} {escape(unit)}'
+                   "</text>")
+    return "".join([*out, "</svg>"])
+
+
 _n = svg_number

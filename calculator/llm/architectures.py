@@ -172,6 +172,18 @@ class Architecture:
         width = self.embed_proj or h
         return [*out, (self.vocab, width, 1 if self.tied else 2)]
 
+    def input_embedding(self) -> int:
+        """The token embedding table: a lookup, not a product (training-compute conventions leave it out)."""
+        return self.vocab * (self.embed_proj or self.hidden)
+
+    def active_parameters(self) -> int:
+        """The parameters one token goes through: all of a dense model; for a mixture of experts, only the
+        ``experts_per_token`` experts its router picks in each layer."""
+        if not self.moe:
+            return self.parameters()
+        idle = (self.experts - self.experts_per_token) * self.dense_mlp(self.expert_intermediate)
+        return self.parameters() - (self.layers + self.decoder_layers) * idle
+
     def parameters(self) -> int:
         """Every weight of the model, from its shape."""
         h = self.hidden

@@ -9,9 +9,10 @@ from __future__ import annotations
 from .architectures import FUSED_GATE_UP, GATED, PLAIN, Architecture
 
 # Where the site offers a model as a preset (``Architecture.offered``); a page names the tag it shows.
-VRAM, ACTIVATIONS, LORA = "vram", "activations", "lora"
+VRAM, ACTIVATIONS, LORA, TIME = "vram", "activations", "lora", "time"
 
-__all__ = ["ACTIVATIONS", "FUSED_GATE_UP", "GATED", "LORA", "MODELS", "PLAIN", "VRAM", "Architecture", "model", "offered"]
+__all__ = ["ACTIVATIONS", "FUSED_GATE_UP", "GATED", "LORA", "MODELS", "PLAIN", "TIME", "VRAM", "Architecture", "model",
+           "offered"]
 
 
 def model(model_id: str) -> Architecture:
@@ -51,24 +52,24 @@ MODELS: tuple[Architecture, ...] = (
     Architecture("llama-3.1-8b", "Llama 3.1 8B", 32, 4096, 14336, 32, 8, 128256, _hf("meta-llama/Llama-3.1-8B"),
                  "Llama", stated_parameters=8_030_261_248,
                  stated_source=SELF_LLM + "models/Llama3_1/04-LLaMA3_1-8B-Instruct%20Lora.ipynb",
-                 offered=(ACTIVATIONS, LORA, VRAM,)),
+                 offered=(ACTIVATIONS, LORA, VRAM, TIME,)),
     Architecture("llama-3.1-70b", "Llama 3.1 70B", 80, 8192, 28672, 64, 8, 128256, _hf("meta-llama/Llama-3.1-70B"),
-                 "Llama", stated_parameters=70_553_706_496, offered=(VRAM,)),
+                 "Llama", stated_parameters=70_553_706_496, offered=(VRAM, TIME,)),
     Architecture("llama-3.2-1b", "Llama 3.2 1B", 16, 2048, 8192, 32, 8, 128256, _hf("meta-llama/Llama-3.2-1B"),
                  "Llama", head_dim=64, tied=True, stated_parameters=1_235_814_400,
-                 stated_source=PEFT + "docs/source/quicktour.md", offered=(ACTIVATIONS, LORA, VRAM,)),
+                 stated_source=PEFT + "docs/source/quicktour.md", offered=(ACTIVATIONS, LORA, VRAM, TIME,)),
     Architecture("llama-3.2-3b", "Llama 3.2 3B", 28, 3072, 8192, 24, 8, 128256, _hf("meta-llama/Llama-3.2-3B"),
                  "Llama", head_dim=128, tied=True, stated_parameters=3_212_749_824),
     # Mistral
     Architecture("mistral-7b", "Mistral 7B v0.1", 32, 4096, 14336, 32, 8, 32000, _hf("mistralai/Mistral-7B-v0.1"),
-                 "Mistral", stated_parameters=7_241_732_096, offered=(ACTIVATIONS, LORA, VRAM,)),
+                 "Mistral", stated_parameters=7_241_732_096, offered=(ACTIVATIONS, LORA, VRAM, TIME,)),
     Architecture("mistral-nemo-12b", "Mistral NeMo 12B", 40, 5120, 14336, 32, 8, 131072,
                  _hf("mistralai/Mistral-Nemo-Base-2407"), "Mistral", head_dim=128, stated_parameters=12_247_782_400,
                  offered=(LORA, VRAM,)),
     Architecture("mixtral-8x7b", "Mixtral 8x7B", 32, 4096, 14336, 32, 8, 32000, _hf("mistralai/Mixtral-8x7B-v0.1"),
                  "Mistral", experts=8, experts_per_token=2, expert_intermediate=14336,
                  stated_parameters=46_702_792_704, stated_source=PEFT + "examples/KappaTune/README.md",
-                 offered=(ACTIVATIONS, LORA, VRAM,)),
+                 offered=(ACTIVATIONS, LORA, VRAM, TIME,)),
     # Qwen
     Architecture("qwen2.5-0.5b", "Qwen2.5 0.5B", 24, 896, 4864, 14, 2, 151936, _hf("Qwen/Qwen2.5-0.5B"),
                  "Qwen", tied=True, qkv_bias=True, stated_parameters=494_032_768),
@@ -78,10 +79,10 @@ MODELS: tuple[Architecture, ...] = (
     Architecture("qwen2.5-7b", "Qwen2.5 7B", 28, 3584, 18944, 28, 4, 152064, _hf("Qwen/Qwen2.5-7B"),
                  "Qwen", qkv_bias=True, stated_parameters=7_615_616_512,
                  stated_source=SELF_LLM + "models/Qwen2.5/05-Qwen2.5-7B-Instruct%20Lora%20.ipynb",
-                 offered=(ACTIVATIONS, LORA, VRAM,)),
+                 offered=(ACTIVATIONS, LORA, VRAM, TIME,)),
     Architecture("qwen3-8b", "Qwen3 8B", 36, 4096, 12288, 32, 8, 151936, _hf("Qwen/Qwen3-8B"),
                  "Qwen", head_dim=128, qk_norm=True, stated_parameters=8_190_735_360,
-                 stated_source=SELF_LLM + "models/Qwen3/05-Qwen3-8B-LoRA.ipynb", offered=(ACTIVATIONS, LORA,)),
+                 stated_source=SELF_LLM + "models/Qwen3/05-Qwen3-8B-LoRA.ipynb", offered=(ACTIVATIONS, LORA, TIME,)),
     Architecture("qwen1.5-moe-a2.7b", "Qwen1.5-MoE-A2.7B", 24, 2048, 5632, 16, 16, 151936,
                  _hf("Qwen/Qwen1.5-MoE-A2.7B"), "Qwen", qkv_bias=True, experts=60, experts_per_token=4,
                  expert_intermediate=1408, shared_intermediate=5632, shared_gate=True,
@@ -90,7 +91,7 @@ MODELS: tuple[Architecture, ...] = (
                  "Qwen", head_dim=128, qk_norm=True, experts=128, experts_per_token=8, expert_intermediate=768,
                  stated_parameters=30_532_122_624, stated_source=SELF_LLM + "models/Qwen3/"
                  "06-Qwen3-30B-A3B%20%E5%BE%AE%E8%B0%83%E5%8F%8A%20SwanLab%20%E5%8F%AF%E8%A7%86%E5%8C%96%E8%AE%B0%E5%BD%95.ipynb",
-                 offered=(ACTIVATIONS, LORA,)),
+                 offered=(ACTIVATIONS, LORA, TIME,)),
     # Gemma
     Architecture("gemma-2-2b", "Gemma 2 2B", 26, 2304, 9216, 8, 4, 256000, _hf("google/gemma-2-2b"),
                  "Gemma", head_dim=256, tied=True, norms_per_layer=4, stated_parameters=2_614_341_888,
@@ -104,7 +105,7 @@ MODELS: tuple[Architecture, ...] = (
     Architecture("phi-3-mini", "Phi-3 mini 4k", 32, 3072, 8192, 32, 32, 32064,
                  _hf("microsoft/Phi-3-mini-4k-instruct"), "Phi", fused_qkv="qkv_proj", fused_gate_up="gate_up_proj",
                  stated_parameters=3_821_079_552,
-                 stated_source=SELF_LLM + "models/phi-3/Phi-3-mini-4k-Instruct-Lora.ipynb", offered=(LORA,)),
+                 stated_source=SELF_LLM + "models/phi-3/Phi-3-mini-4k-Instruct-Lora.ipynb", offered=(LORA, TIME,)),
     Architecture("phi-4", "Phi-4 (14B)", 40, 5120, 17920, 40, 10, 100352, _hf("microsoft/phi-4"),
                  "Phi", fused_qkv="qkv_proj", fused_gate_up="gate_up_proj", stated_parameters=14_659_507_200,
                  stated_source=SELF_LLM + "models/phi4/04-Phi-4-Lora.ipynb", offered=(LORA, VRAM,)),
@@ -115,7 +116,7 @@ MODELS: tuple[Architecture, ...] = (
     # GPT-2: Conv1D layers, query/key/value fused in c_attn
     Architecture("gpt2", "GPT-2 (124M)", 12, 768, 3072, 12, 12, 50257, _hf("openai-community/gpt2"),
                  "GPT-2", mlp=PLAIN, tied=True, bias=True, norm_bias=True, positions=1024, fused_qkv="c_attn",
-                 stated_parameters=124_439_808, offered=(ACTIVATIONS,)),
+                 stated_parameters=124_439_808, offered=(ACTIVATIONS, TIME,)),
     Architecture("gpt2-medium", "GPT-2 Medium", 24, 1024, 4096, 16, 16, 50257, _hf("openai-community/gpt2-medium"),
                  "GPT-2", mlp=PLAIN, tied=True, bias=True, norm_bias=True, positions=1024, fused_qkv="c_attn",
                  stated_parameters=354_823_168),

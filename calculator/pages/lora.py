@@ -153,7 +153,7 @@ def check(values: Values) -> dict[str, str]:
     if "router" in chosen and not integer(values, "experts"):
         errors["router"] = "Router degli esperti: serve un modello con esperti (MoE): indica quanti esperti ha."
     if integer(values, "shared_intermediate_size") and not integer(values, "experts"):
-        errors["shared_intermediate_size"] = ("Esperti condivisi: esistono solo nei modelli con esperti (MoE);"
+        errors["shared_intermediate_size"] = ("Esperto condiviso: esiste solo nei modelli con esperti (MoE);"
                                               " indica quanti esperti ha, oppure lascia 0.")
     if values["bias"] == "all" and not isinstance(values["model_biases"], Decimal):
         errors["model_biases"] = ("Bias del modello: con bias=\"all\" PEFT addestra tutti i bias; indica quanti sono"

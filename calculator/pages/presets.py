@@ -30,6 +30,8 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         "intermediate_size": str(entry.expert_intermediate if entry.moe else entry.intermediate),
         "mlp": entry.mlp, "vocab_size": str(entry.vocab),
         "total_parameters_billion": billions, "parameters_billion": billions,
+        "active_parameters_billion": format_exact_field(Decimal(entry.active_parameters()) / 10**9) if entry.moe else "",
+        "embedding_million": format_exact_field(Decimal(entry.input_embedding()) / 10**6),
         "largest_layer_million": format_exact_field(Decimal(entry.largest_layer()) / 10**6),
         "base_parameters": str(count),
         "attention_layout": FUSED_QKV if entry.fused_qkv else SEPARATE,

@@ -379,6 +379,8 @@ CALCULATOR = Calculator(
              {"mode": "gpu", "activation_unit": "GB"}),
         Feed("lora", "parametri-lora", "Calcolatore dei parametri LoRA, con lo stesso numero di parametri",
              {"total_parameters_billion": "parameters_billion"}),
+        Feed("tempo", "tempo-di-addestramento", "Calcolatore del tempo e del costo, con lo stesso modello e le stesse GPU",
+             {"parameters_billion": "parameters_billion", "gpus": "gpus"}),
     ),
     examples={
         "predefinito": {},

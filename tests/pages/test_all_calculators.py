@@ -22,7 +22,7 @@ from ..conftest import ROOT
 GROUP = format_integer(1000)[1:-3]
 DECIMAL = format_decimal(Decimal("0.5"))[1:-1]
 NUMBER_TEXT = re.compile(
-    rf"^(—|-?\d{{1,3}}(?P<groups>(?:{re.escape(GROUP)}\d{{3}})*)(?:{re.escape(DECIMAL)}\d+)?(?: %| [A-Za-z]+)?)$"
+    rf"^(—|-?\d{{1,3}}(?P<groups>(?:{re.escape(GROUP)}\d{{3}})*)(?:{re.escape(DECIMAL)}\d+)?(?: %| [A-Za-z€][A-Za-z/-]*)?)$"
 )
 values = st.one_of(
     st.text(max_size=30),

@@ -170,7 +170,7 @@ ERRORS += [
     (request(LORA, router="on"), "router",
      "Router degli esperti: serve un modello con esperti (MoE): indica quanti esperti ha."),
     (request(LORA, shared_intermediate_size="1408"), "shared_intermediate_size",
-     "Esperti condivisi: esistono solo nei modelli con esperti (MoE); indica quanti esperti ha, oppure lascia 0."),
+     "Esperto condiviso: esiste solo nei modelli con esperti (MoE); indica quanti esperti ha, oppure lascia 0."),
     (request(LORA, use_dora="on", lm_head="on"), "use_dora",
      "DoRA: questo calcolatore la conta solo sugli strati lineari; togli embed_tokens e lm_head oppure DoRA."),
     (request(LORA, experts="-1"), "experts", "Esperti per strato (MoE): deve essere almeno 0."),
@@ -180,4 +180,37 @@ ERRORS += [
     (request(LORA, bias="lora_only"), "bias",
      "Bias: con bias=\"lora_only\" si addestrano i bias degli strati adattati, ma con «Bias degli strati lineari:"
      " nessuno» non ce ne sono; scegli dove il modello ha i bias."),
+]
+
+TIME = "tempo-di-addestramento"
+RESULTS += [
+    # Llama 3.1 8B (embedding table left out), 15B tokens of 4096, 8 H100 at 40 % MFU, 2,5 € per GPU-hour.
+    (request(TIME), {"flops_per_token_g": "51,47 GFLOP", "tokens_per_second": "7.685,97 token/s",
+                     "time_days": "2,82 giorni", "gpu_hours": "542,11 GPU-ore", "cost_eur": "1.355,28 €",
+                     "energy_kwh": "379,48 kWh", "mfu_result": "40 %"}),
+    (request(TIME, question="scadenza", deadline_days="2"), {"gpus_needed": "12", "time_days": "1,88 giorni"}),
+    (request(TIME, method="lora", adapter_million="41,94", tokens_billion="0,1"),
+     {"flops_per_token_g": "36,71 GFLOP", "gpu_hours": "2,58 GPU-ore"}),
+    (request(TIME, recompute="completo"), {"hfu_percent": "53,33 %", "time_days": "2,82 giorni"}),
+    (request(TIME, measured_tokens_per_s="3000", mfu_percent=""), {"mfu_result": "15,61 %"}),
+    # GPT-3 175B as its paper counts it (Table D.1: 3.640 PF-days).
+    (request(TIME, parameters_billion="174,6", embedding_million="0", attention_flops="", tokens_billion="300"),
+     {"pf_days": "3.637,5 PF-giorni"}),
+]
+ERRORS += [
+    (request(TIME, mfu_percent="120"), "mfu_percent", "Utilizzo della GPU (MFU): deve essere al massimo 100."),
+    (request(TIME, gpus="0"), "gpus", "GPU: deve essere almeno 1."),
+    (request(TIME, price_per_gpu_hour="abc"), "price_per_gpu_hour",
+     "Prezzo per GPU-ora: scrivi un numero, per esempio 2,5."),
+    (request(TIME, question="scadenza", deadline_days="0"), "deadline_days", "Scadenza: deve essere maggiore di 0."),
+    (request(TIME, question="scadenza", deadline_days="-3"), "deadline_days", "Scadenza: deve essere maggiore di 0."),
+    (request(TIME, tokens_billion=""), "tokens_billion",
+     "Token da elaborare: indica i token, oppure i campioni del dataset (con le epoche e la lunghezza delle sequenze)."),
+    (request(TIME, active_parameters_billion="9"), "active_parameters_billion",
+     "Parametri attivi per token: non possono essere più dei parametri del modello."),
+    (request(TIME, mfu_percent=""), "mfu_percent",
+     "MFU: indica l'utilizzo della GPU, oppure i token/s per GPU che hai misurato."),
+    (request(TIME, measured_tokens_per_s="30000"), "measured_tokens_per_s",
+     "Token/s per GPU misurati: con questo modello corrispondono a un MFU del 156,13 %, oltre il 100 % del picco della"
+     " GPU; controlla il picco, i parametri o la misura."),
 ]
