@@ -215,8 +215,8 @@ CALCULATOR = Calculator(
     mode_field="question",
     fields=(
         Field(id="question", label="Domanda", default=HOW_LONG, kind=Kind.CHOICE, group="Domanda",
-              options=(Option(HOW_LONG, "Quanto tempo e quanto costa, con queste GPU"),
-                       Option(DEADLINE, "Quante GPU servono per finire entro una scadenza")),
+              options=(Option(HOW_LONG, "Tempo e costo con queste GPU"),
+                       Option(DEADLINE, "GPU per finire entro una scadenza")),
               help="Con una scadenza il calcolatore trova il numero di GPU più piccolo che la rispetta."),
         Field(id="parameters_billion", label="Parametri del modello", default=format_field(
               Decimal(DEFAULT_MODEL.parameters()) / 10**9), kind=Kind.DECIMAL, unit="miliardi", group="Modello",

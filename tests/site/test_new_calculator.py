@@ -22,7 +22,7 @@ MODULE = '''"""Calcolatore di prova: il doppio di un numero."""
 
 from decimal import Decimal
 
-from .model import Calculator, Field, Format, Outputs, Result, Values, number
+from ..form.model import Calculator, Field, Format, Outputs, Result, Values, number
 
 
 def compute(values: Values) -> Outputs:
@@ -59,7 +59,7 @@ Il doppio di cento è {{ prova-raddoppio:cento:doppio }}.
 @pytest.fixture(scope="module")
 def grown_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = copy_project(tmp_path_factory.mktemp("progetto"))
-    (project / "calculator" / "prova_raddoppio.py").write_text(MODULE)
+    (project / "calculator" / "pages" / "prova_raddoppio.py").write_text(MODULE)
     (project / "docs" / "prova-raddoppio.md").write_text(PAGE)
     return build_site(project / "site", root=project)
 
