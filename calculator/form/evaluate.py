@@ -96,18 +96,22 @@ def evaluate(calc: Calculator, texts: Mapping[str, object]) -> Evaluation:
             chart = calc.chart(values, finite) if calc.chart else ""
     except (ArithmeticError, InvalidOperation, ValueError, OverflowError, ComputeError):
         return Evaluation("invalid", MESSAGE_FAILED, {}, blank, values, mode=mode, units=units)
-    queries = {feed.id: feed_query(feed.values, feed.fixed, values, finite) for feed in calc.feeds}
+    queries = {feed.id: feed_query(feed.values, feed.fixed, values, finite, feed.optional)
+               for feed in calc.feeds}
     links = {key: query for key, query in queries.items() if query is not None}
     return Evaluation("ok", "", {}, results, values, finite, chart, mode=mode, units=units, links=links)
 
 
 def feed_query(sources: Mapping[str, str], fixed: Mapping[str, str], values: Mapping[str, Value],
-               outputs: Mapping[str, Decimal | str | None]) -> str | None:
+               outputs: Mapping[str, Decimal | str | None], optional: tuple[str, ...] = ()) -> str | None:
     """The address query that fills a sibling's fields with these results and inputs; None when one of
-    them has no value (an optional field left empty), so that no link promises what it cannot carry."""
+    them has no value (an optional field left empty), so that no link promises what it cannot carry. Targets in
+    ``optional`` are left out of the query instead (the sibling keeps its own value)."""
     texts = dict(fixed)
     for target, source in sources.items():
         value = outputs[source] if source in outputs else values.get(source)
+        if value is None and target in optional:
+            continue
         if value is None:
             return None
         if isinstance(value, bool):

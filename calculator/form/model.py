@@ -227,7 +227,8 @@ class Feed:
     """A link from this calculator's results to a sibling that takes them as inputs.
 
     ``values`` maps each field of the sibling to a result or field of this calculator; ``fixed``
-    gives fields a constant text (a unit, a mode). The link is written for each answer.
+    gives fields a constant text (a unit, a mode). The link is written for each answer, and hidden when a value
+    is missing, but for the fields in ``optional``, which are then left to the sibling.
     """
 
     id: str
@@ -235,6 +236,7 @@ class Feed:
     label: str
     values: Mapping[str, str]
     fixed: Mapping[str, str] = field(default_factory=dict)
+    optional: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

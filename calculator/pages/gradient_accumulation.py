@@ -362,7 +362,8 @@ CALCULATOR = Calculator(
         Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con questa memoria delle attivazioni e queste GPU",
              {"activation_gb": "activation_memory_gb", "gpus": "data_parallel_gpus"}),
         Feed("tempo", "tempo-di-addestramento", "Calcolatore del tempo e del costo, con questo batch effettivo e queste"
-             " GPU", {"effective_batch": "effective_batch", "gpus": "data_parallel_gpus"}),
+             " GPU", {"effective_batch": "effective_batch", "gpus": "data_parallel_gpus",
+                      "sequence_length": "sequence_length"}, optional=("sequence_length",)),
     ),
     examples={
         "predefinito": {},

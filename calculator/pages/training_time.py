@@ -161,7 +161,7 @@ def check(values: Values) -> dict[str, str]:
     given = read(values)
     if given.measured is not None:
         mfu = utilisation_of(given)
-        if mfu > 1:
+        if mfu > Decimal("1.000001"):  # beyond what the field's six decimals can add to a throughput at 100 %
             errors["measured_tokens_per_s"] = (
                 f"Token/s per GPU misurati: con questo modello corrispondono a un MFU del {format_decimal(mfu * 100)} %,"
                 " oltre il 100 % del picco della GPU; controlla il picco, i parametri o la misura.")
