@@ -72,6 +72,7 @@ class Problem(Enum):
     NOT_A_NUMBER = "not_a_number"
     BAD_GROUPING = "bad_grouping"
     TOO_MANY_DECIMALS = "too_many_decimals"
+    NOT_PLAIN_DIGITS = "not_plain_digits"
     NOT_AN_INTEGER = "not_an_integer"
     TOO_SMALL = "too_small"
     TOO_LARGE = "too_large"
@@ -141,6 +142,8 @@ _PARSE_MESSAGES = {
         " (1.000) e per i decimali la virgola (0,5)."
     ),
     Problem.TOO_MANY_DECIMALS: "{label}: usa al massimo 6 cifre decimali.",
+    Problem.NOT_PLAIN_DIGITS: ("{label}: usa le cifre da 0 a 9 (apici, pedici, cifre cerchiate o di altri alfabeti non"
+                               " sono letti), per esempio {example}."),
 }
 
 

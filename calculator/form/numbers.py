@@ -12,7 +12,9 @@ point too:
   thousands: ``"1.000,5"`` and ``"1,000.5"`` are both 1000.5.
 * Spaces between groups of three digits separate thousands (``"1 000 000"``).
 * Thousands groups must have three digits; exponents, ``NaN``, ``Infinity``
-  and hexadecimal are not numbers here. Full-width digits are normalised.
+  and hexadecimal are not numbers here. Full-width digits (an Asian keyboard's)
+  are normalised; other digits that normalisation would fold into 0–9
+  (superscripts, subscripts, circled, mathematical) are refused: "10⁶" is not 106.
 """
 
 from __future__ import annotations
@@ -36,6 +38,17 @@ class ParseProblem(Enum):
     NOT_A_NUMBER = "not_a_number"
     BAD_GROUPING = "bad_grouping"
     TOO_MANY_DECIMALS = "too_many_decimals"
+    NOT_PLAIN_DIGITS = "not_plain_digits"
+
+
+# The digits a reader types: ASCII, and the full-width ones of East Asian input methods.
+PLAIN_DIGITS = frozenset("0123456789") | frozenset(chr(0xFF10 + n) for n in range(10))
+
+
+def foreign_digits(text: str) -> list[str]:
+    """The characters of ``text`` that have a numeric value but are not plain digits (superscripts, circled, ⑩, ½,
+    other scripts…)."""
+    return [c for c in text if unicodedata.numeric(c, None) is not None and c not in PLAIN_DIGITS]
 
 
 class ParseError(ValueError):
@@ -48,6 +61,8 @@ class ParseError(ValueError):
 
 def parse_number(text: str) -> Decimal:
     """Parse an Italian (or English-decimal) number into an exact Decimal."""
+    if foreign_digits(text):
+        raise ParseError(ParseProblem.NOT_PLAIN_DIGITS)
     cleaned = unicodedata.normalize("NFKC", text).replace("\u2212", "-").strip()
     if not cleaned:
         raise ParseError(ParseProblem.EMPTY)

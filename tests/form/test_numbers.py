@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from calculator.form.model import Field, FieldError, Problem, read_field
 from calculator.form.numbers import ParseError, ParseProblem, format_decimal, format_integer, parse_number
 
 PARSED = [
@@ -53,6 +54,48 @@ REJECTED = [
     ("9" * 41, ParseProblem.TOO_LONG),
     ("0,1234567", ParseProblem.TOO_MANY_DECIMALS),
 ]
+
+# Digits that Unicode's compatibility normalisation (NFKC) would fold into 0–9, so that "10⁶" samples became 106:
+# refused, each kind by name. Full-width digits (East Asian keyboards) stay accepted (in PARSED).
+FOREIGN_DIGITS = [
+    ("10⁶", "superscript"),
+    ("10²", "superscript"),
+    ("H₂", "subscript"),
+    ("1₀", "subscript"),
+    ("①", "circled"),
+    ("⑩", "circled ten, which NFKC turns into 10"),
+    ("⓪", "circled"),
+    ("½", "vulgar fraction"),
+    ("Ⅻ", "Roman numeral"),
+    ("➊", "dingbat negative circled"),
+    ("𝟏𝟐", "mathematical bold"),
+    ("𝟙", "mathematical double-struck"),
+    ("𝟶", "mathematical monospace"),
+    ("٣", "Arabic-Indic"),
+    ("۴", "Extended Arabic-Indic"),
+    ("५", "Devanagari"),
+    ("৭", "Bengali"),
+    ("๓", "Thai"),
+    ("᠕", "Mongolian"),
+    ("4⁰", "superscript zero after a plain digit"),
+    ("1.000,⁵", "superscript in the decimals"),
+]
+
+
+@pytest.mark.parametrize(("text", "kind"), FOREIGN_DIGITS, ids=[kind for _, kind in FOREIGN_DIGITS])
+def test_refuses_digits_that_are_not_plain(text: str, kind: str) -> None:
+    with pytest.raises(ParseError) as caught:
+        parse_number(text)
+    assert caught.value.problem is ParseProblem.NOT_PLAIN_DIGITS, kind
+
+
+def test_a_field_says_which_digits_it_reads() -> None:
+    spec = Field(id="n", label="Campioni del dataset", default="1000", help="")
+    with pytest.raises(FieldError) as caught:
+        read_field(spec, "10⁶")
+    assert caught.value.problem is Problem.NOT_PLAIN_DIGITS
+    assert str(caught.value) == ("Campioni del dataset: usa le cifre da 0 a 9 (apici, pedici, cifre cerchiate o di altri"
+                                 " alfabeti non sono letti), per esempio 1000.")
 
 
 @pytest.mark.parametrize(("text", "expected"), PARSED)
