@@ -7,7 +7,6 @@ from urllib.parse import parse_qs
 import pytest
 from playwright.sync_api import Page, expect
 
-from calculator import CALCULATORS
 from calculator.form.numbers import format_field
 
 from ..conftest import Server
@@ -15,37 +14,6 @@ from ..support.outputs import output_number
 from ..support.pages import answer, calculator, open_ready, output
 
 ACT, ACC, VRAM, LORA = "memoria-attivazioni", "accumulo-del-gradiente", "vram-addestramento-llm", "parametri-lora"
-
-
-# Inputs with which every link of a calculator can be offered (the VRAM page needs A for its plan).
-FEED_INPUTS = {VRAM: {"parameters_billion": "1", "activation_per_sample_gb": "0,5"}}
-
-
-def test_every_feed_fills_fields_its_target_has() -> None:
-    for calc in CALCULATORS.values():
-        links = answer(calc.id, FEED_INPUTS.get(calc.id, {}))["links"]
-        for feed in calc.feeds:
-            target = CALCULATORS[feed.target]
-            assert set(feed.values) | set(feed.fixed) <= {f.id for f in target.fields}, (calc.id, feed.id)
-            query = parse_qs(links[feed.id][1:])  # type: ignore[index]
-            assert set(query) == set(feed.values) | {k for k, v in feed.fixed.items() if v}, (calc.id, feed.id)
-            # What the link carries is accepted by the sibling as it is.
-            assert answer(feed.target, {k: v[0] for k, v in query.items()})["status"] == "ok"
-
-
-@pytest.mark.parametrize(("unit", "a", "gb"), [("GB", "0,5", "16"), ("MB", "500", "16"), ("GiB", "0,5", "17,18")])
-def test_accumulation_gives_the_vram_page_gigabytes(unit: str, a: str, gb: str) -> None:
-    """M = b·A in the unit chosen, converted to the GB the VRAM page asks for (1 GiB = 1,073741824 GB)."""
-    result = answer(ACC, {"activation_unit": unit, "activation_per_sample_gb": a, "micro_batch": "32",
-                          "data_parallel_gpus": "4"})
-    query = parse_qs(result["links"]["vram"][1:])  # type: ignore[index]
-    assert query == {"activation_gb": [gb], "gpus": ["4"]}
-
-
-def test_a_link_that_cannot_carry_its_value_is_not_offered() -> None:
-    assert "vram" not in answer(LORA, {"total_parameters_billion": ""})["links"]  # type: ignore[operator]
-    assert parse_qs(answer(LORA, {})["links"]["vram"][1:]) == {"parameters_billion": ["6,74"]}  # type: ignore[index]
-    assert parse_qs(answer(VRAM, {})["links"]["lora"][1:]) == {"total_parameters_billion": ["7"]}  # type: ignore[index]
 
 
 @pytest.mark.browser
