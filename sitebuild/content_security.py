@@ -1,15 +1,17 @@
 """The Content-Security-Policy of the built site.
 
 Only the site itself, plus ``'wasm-unsafe-eval'`` so that Pyodide can compile
-WebAssembly, and the hashes of the theme's few inline scripts. The policy goes
-into every page as a ``<meta>`` tag (so hosts that set no headers still apply
-it) and into the host header files (which also cover the workers).
+WebAssembly, and the hashes of the theme's few inline scripts; no inline style
+(tables align by attribute, generated tables by class), which ``check_no_inline_styles``
+keeps true. The policy goes into every page as a ``<meta>`` tag (so hosts that set
+no headers still apply it) and into the host header files (which also cover the workers).
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -58,7 +60,7 @@ def policy(site: Path, for_meta: bool = False) -> str:
         "worker-src 'self'",
         "connect-src 'self'",
         "img-src 'self' data:",
-        "style-src 'self' 'unsafe-inline'",
+        "style-src 'self'",
         "font-src 'self'",
         "object-src 'none'",
         "base-uri 'self'",
@@ -67,6 +69,24 @@ def policy(site: Path, for_meta: bool = False) -> str:
     if not for_meta:
         directives.append("frame-ancestors 'none'")
     return "; ".join(d.strip() for d in directives)
+
+
+INLINE_STYLE = re.compile(r"<style\b|<[a-z][^>]*\sstyle=", re.I)
+
+
+class InlineStyleError(RuntimeError):
+    """A built page carries a ``style`` attribute or element, which the policy would block."""
+
+
+def check_no_inline_styles(site: Path) -> None:
+    """Fail the build, naming the page and line, where a page would need ``'unsafe-inline'`` styles."""
+    found = []
+    for page in sorted(site.rglob("*.html")):
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+            if INLINE_STYLE.search(line):
+                found.append(f"{page.relative_to(site).as_posix()}:{number}: {line.strip()[:120]}")
+    if found:
+        raise InlineStyleError("Stili in linea, che la Content-Security-Policy blocca:\n" + "\n".join(found))
 
 
 def add_meta_policy(site: Path) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .content_security import add_meta_policy, policy
+from .content_security import add_meta_policy, check_no_inline_styles, policy
 from .host_headers import write_host_headers
 from .leftovers import check_leftovers
 from .precompress import precompress
@@ -25,6 +25,7 @@ def finish_site(site: Path, *, serving: bool = False) -> None:
     the policy) and the service worker only removes itself and its caches, so that every edit shows.
     """
     check_leftovers(site)
+    check_no_inline_styles(site)
     apply_theme_fixes(site)
     csp = policy(site)
     if not serving:

@@ -2,7 +2,9 @@
 // sitebuild/service_worker.py at build time: do not edit the copy in site/.
 // Precaches the whole site and the calculation engine; the cache name is derived
 // from the content, so a new deploy installs a new cache and removes the old one.
-// Pages and the search index: network first, cache when offline.
+// Pages and the search index: network first, the cache when offline or when the network has not answered
+// within NETWORK_TIMEOUT_MS (a connection that accepts and never answers). Offline, an address without its
+// trailing slash or with index.html is redirected to the cached page, and an unknown page gets the site's 404.
 // Everything under assets/ (styles, scripts, the engine): cache first. The cache
 // holds one deploy, whole and consistent; a new deploy brings a new service
 // worker, a new cache and the reload notice.
@@ -11,9 +13,12 @@ const CACHE = "__CACHE_NAME__";
 const PRECACHE = __PRECACHE__;
 const CACHE_FIRST = (path) => path.startsWith("assets/");
 const PREFIX = "calcolatori-";
+const NETWORK_TIMEOUT_MS = 4000;
 
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(PRECACHE.map((path) => new URL(path, self.registration.scope)))));
+  // Fetched past the browser's HTTP cache, so that a deploy is cached whole, never mixed with files of the last one.
+  const requests = PRECACHE.map((path) => new Request(new URL(path, self.registration.scope), { cache: "reload" }));
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(requests)));
 });
 
 self.addEventListener("activate", (event) => {
@@ -31,16 +36,37 @@ self.addEventListener("message", (event) => {
   if (event.data && event.data.type === "skip-waiting") self.skipWaiting();
 });
 
+/** The cached answer for a page: itself (a page asked with values in its address is the same page: its script
+ * reads them), a redirect to the address the cache knows it by, or, for a navigation, the site's 404 page. */
+async function fromCache(request, cache) {
+  const cached = await cache.match(request, { ignoreSearch: true });
+  if (cached) return cached;
+  const url = new URL(request.url);
+  const query = url.search;
+  url.search = "";
+  url.hash = "";
+  const known = url.pathname.endsWith("/index.html") ? new URL("./", url) : url.pathname.endsWith("/") ? null
+    : new URL(`${url.pathname}/`, url);
+  if (known && (await cache.match(known))) return Response.redirect(known.href + query, 301);
+  if (request.mode !== "navigate") return undefined;
+  const missing = await cache.match(new URL("404.html", self.registration.scope));
+  return missing && new Response(missing.body, { status: 404, statusText: "Not Found", headers: missing.headers });
+}
+
 async function networkFirst(request) {
   const cache = await caches.open(CACHE);
-  try {
-    const response = await fetch(request);
-    if (response.ok && request.url.startsWith(self.registration.scope)) await cache.put(request, response.clone());
+  const network = fetch(request).then(async (response) => {
+    if (response.ok) await cache.put(request, response.clone());
     return response;
+  });
+  network.catch(() => {}); // answered from the cache meanwhile: a late failure is not an error
+  const late = new Promise((resolve) => setTimeout(resolve, NETWORK_TIMEOUT_MS, null));
+  try {
+    const first = await Promise.race([network, late]);
+    if (first) return first;
+    return (await fromCache(request, cache)) || (await network);
   } catch (error) {
-    // A page asked with values in its address (a shared link; instant navigation fetches pages too)
-    // is the same page offline: the values are read by the page's script.
-    const cached = await cache.match(request, { ignoreSearch: true });
+    const cached = await fromCache(request, cache);
     if (cached) return cached;
     throw error;
   }

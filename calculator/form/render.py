@@ -31,6 +31,10 @@ ENGINE_MESSAGES = {
     ),
 }
 RETRY = "Riprova"
+# Longest query the page writes into its address: hosts answer longer ones with "414 URI Too Long".
+ADDRESS_LIMIT = 2000
+ADDRESS_NOTE = ("Questi valori sono troppo lunghi per stare nell'indirizzo della pagina (oltre 2.000 caratteri): il"
+                " link non li contiene. Restano nei campi.")
 ACTIONS = {
     "copy_link": ("Copia link", "Link copiato negli appunti", "Copia non riuscita: copia l'indirizzo dalla barra"),
     "copy_code": ("Copia", "Copiato", "Copia non riuscita"),
@@ -52,7 +56,8 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None,
     extra = "".join(f' data-{_a(name)}="{_a(value)}"' for name, value in (attributes or {}).items())
     parts = [
         f'<form class="calc" data-calculator="{_a(calc.id)}" data-state="loading" data-mode="{_a(mode)}"'
-        f' data-blank="{_a(BLANK)}"{extra} novalidate aria-labelledby="{_a(calc.id)}--titolo-input">',
+        f' data-blank="{_a(BLANK)}" data-address-limit="{ADDRESS_LIMIT}"{extra} novalidate'
+        f' aria-labelledby="{_a(calc.id)}--titolo-input">',
         '<div class="calc__main">',
         '<div class="calc__inputs">',
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-input">Dati di input</h2>',
@@ -84,7 +89,9 @@ def _engine_status() -> str:
         + "</p>"
         for state, text in ENGINE_MESSAGES.items()
     )
-    return f'<div class="calc__engine" data-engine-status role="status" hidden>{messages}</div>'
+    # Never hidden itself: a live region shown at the moment its text changes may not be announced. Empty (every
+    # message hidden), the stylesheet collapses it; the page script marks it data-showing.
+    return f'<div class="calc__engine" data-engine-status role="status">{messages}</div>'
 
 
 def _modes(modes: tuple[str, ...], mode: str) -> str:
@@ -102,6 +109,7 @@ def _actions() -> str:
         f' data-failed="{_a(link_failed)}">{_t(link)}</button>'
         f'<button type="reset" class="md-button calc__action">{_t(str(ACTIONS["reset"]))}</button>'
         "</div>"
+        f'<p class="calc__note" data-address-note hidden>{_t(ADDRESS_NOTE)}</p>'
     )
 
 

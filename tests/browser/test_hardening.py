@@ -203,3 +203,21 @@ def test_values_typed_during_a_slow_start_are_applied(browser, slow_server: Serv
     expect(form.locator('[name="parameters_billion"]')).to_have_value("70")
     context.close()
     assert_clean(watch)
+
+
+def test_a_value_too_long_for_the_address_stays_out_of_it(page: Page, server: Server) -> None:
+    """Hosts answer very long addresses with "414 URI Too Long" (issue 27, point 9): over the form's limit the field
+    keeps the text, the address keeps its last values, and the page says why; a short value clears the note."""
+    form = open_ready(page, server, "accumulo-del-gradiente")
+    field = form.locator('[name="micro_batch"]')
+    field.fill("8")
+    expect(page).to_have_url(re.compile(r"micro_batch=8\b"))
+    long_text = "9" * 3000
+    field.fill(long_text)
+    expect(form.locator("[data-address-note]")).to_be_visible()
+    expect(field).to_have_value(long_text)
+    page.wait_for_timeout(600)  # past the debounce of the address
+    assert "micro_batch=8" in page.url and len(page.url) < 2100
+    field.fill("16")
+    expect(page).to_have_url(re.compile(r"micro_batch=16\b"))
+    expect(form.locator("[data-address-note]")).to_be_hidden()

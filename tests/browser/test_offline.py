@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -94,9 +95,15 @@ def own_server(site_dir: Path, tmp_path: Path) -> Iterator[tuple[Server, Path]]:
     """A server of its own on a copy of the site, which a test may change or stop."""
     copy = tmp_path / "site"
     shutil.copytree(site_dir, copy)
-    running = serve(copy)
+    running = serve(copy, delays=DELAYS)
     yield running, copy
     running.stop()
+    DELAYS.clear()
+    DELAYS["/nessuna-attesa"] = 0
+
+
+# Paths the own server keeps waiting before it answers: a test adds to it (a dict, kept by the server).
+DELAYS: dict[str, float] = {"/nessuna-attesa": 0}
 
 
 def wait_for_service_worker(page: Page) -> None:
@@ -142,6 +149,37 @@ def test_works_offline_after_one_visit(own_page: Page, own_server: tuple[Server,
     search.click()
     search.press_sequentially("parametri", delay=30)
     expect(page.locator(".md-search-result__item").first).to_be_visible(timeout=20_000)
+
+
+def test_offline_addresses_find_their_page_or_the_404(own_page: Page, own_server: tuple[Server, Path]) -> None:
+    """Offline, an address without its trailing slash or with index.html opens the page (redirected to the address
+    the cache knows it by, so that its relative links hold); an unknown path gets the site's 404 page."""
+    server, _ = own_server
+    page = own_page
+    open_ready(page, server, "accumulo-del-gradiente")
+    wait_for_service_worker(page)
+    server.stop()
+    for address in ("parametri-lora", "parametri-lora/index.html", "parametri-lora?rank=16"):
+        page.goto(server.url + address)
+        expect(page).to_have_url(re.compile(r"parametri-lora/(\?rank=16)?$"))
+        expect(calculator(page, "parametri-lora")).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    missing = page.goto(server.url + "non-esiste/")
+    assert missing is not None and missing.status == 404
+    expect(page.locator("h1")).to_contain_text("404")
+
+
+def test_a_page_whose_network_never_answers_comes_from_the_cache(own_page: Page,
+                                                                  own_server: tuple[Server, Path]) -> None:
+    """A connection that accepts and never answers: after a short wait the cached page opens."""
+    server, _ = own_server
+    page = own_page
+    open_ready(page, server, "accumulo-del-gradiente")
+    wait_for_service_worker(page)
+    DELAYS["vram-addestramento-llm/"] = 120
+    started = time.monotonic()
+    page.goto(server.url + "vram-addestramento-llm/", timeout=30_000)
+    expect(calculator(page, "vram-addestramento-llm")).to_be_visible()
+    assert time.monotonic() - started < 15
 
 
 @pytest.mark.browser

@@ -18,6 +18,7 @@ def test_policy_allows_only_the_site_and_wasm(site_dir: Path) -> None:
     assert script_sources[:2] == ["'self'", "'wasm-unsafe-eval'"]
     assert all(s.startswith("'sha256-") for s in script_sources[2:])
     assert "'unsafe-eval'" not in csp and "'unsafe-inline'" not in directives["script-src"]
+    assert directives["style-src"] == "'self'"  # no inline style anywhere (issue 27, point 11)
     assert "http" not in csp
     for page in site_dir.rglob("*.html"):
         assert '<meta http-equiv="Content-Security-Policy"' in page.read_text(), page

@@ -190,3 +190,13 @@ def test_readme_layout_table_matches_the_tree() -> None:
         if module.name != "__init__.py":
             row = rows[module.parent.relative_to(ROOT).as_posix() + "/"]
             assert f"`{module.stem}`" in row or f"`{module.name}`" in row or f"`{module.stem} " in row, module
+
+
+def test_the_engine_status_is_a_live_region_that_is_never_hidden_itself() -> None:
+    """A live region that appears at the moment its text does may not be announced (issue 27, point 13): the
+    status is always in the page, only its messages are hidden, and the scripts never hide it."""
+    html = render(TOY)
+    status = re.search(r"<div [^>]*data-engine-status[^>]*>", html)
+    assert status is not None and 'role="status"' in status.group(0) and "hidden" not in status.group(0)
+    for script in ("form.mjs", "file-protocol.js"):
+        assert "status.hidden" not in (JS / script).read_text(), script

@@ -10,6 +10,7 @@ import pytest
 from calculator.form.tables import table_html
 from calculator.llm.optimizers import RECIPES
 from calculator.pages.vram import optimizer_table
+from sitebuild.content_security import InlineStyleError, check_no_inline_styles
 from sitebuild.leftovers import LeftoverPlaceholderError, check_leftovers, find_leftovers
 from sitebuild.markdown_extension import DirectiveError, figure, mathml
 
@@ -107,3 +108,20 @@ def test_a_leftover_in_a_built_page_is_named_with_its_line(tmp_path: Path) -> No
     assert find_leftovers(tmp_path) == ["pagina/index.html:6: <p>Il batch è {{ acc:es:chiave }}.</p>"]
     with pytest.raises(LeftoverPlaceholderError, match=r"pagina/index\.html:6"):
         check_leftovers(tmp_path)
+
+
+def test_an_inline_style_in_a_built_page_fails_the_build(tmp_path: Path) -> None:
+    page = tmp_path / "pagina" / "index.html"
+    page.parent.mkdir()
+    page.write_text('<html>\n<table><tr><td align="right">1</td><td class="calc-num">2</td></tr>\n'
+                    '<tr><td style="text-align: right;">3</td></tr></table>\n</html>\n')
+    with pytest.raises(InlineStyleError, match=r"pagina/index\.html:3"):
+        check_no_inline_styles(tmp_path)
+    page.write_text('<html>\n<table><tr><td align="right">1</td></tr></table>\n</html>\n')
+    check_no_inline_styles(tmp_path)
+
+
+def test_markdown_tables_align_by_attribute() -> None:
+    html = markdown.markdown("| a | b |\n| --- | ---: |\n| 1 | 2 |\n", extensions=["tables"],
+                             extension_configs={"tables": {"use_align_attribute": True}})
+    assert 'align="right"' in html and "style=" not in html

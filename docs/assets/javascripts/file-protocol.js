@@ -6,7 +6,7 @@ if (location.protocol === "file:") {
       form.dataset.state = "error";
       const status = form.querySelector("[data-engine-status]");
       if (!status) continue;
-      status.hidden = false;
+      status.setAttribute("data-showing", "");
       for (const message of status.querySelectorAll("[data-when]")) message.hidden = message.dataset.when !== "file";
     }
   });

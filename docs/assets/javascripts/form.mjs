@@ -134,12 +134,18 @@ function stored(form) {
 export function mountAddress(form) {
   const page = location.pathname;
   let timer = 0;
+  const note = form.querySelector("[data-address-note]");
   const write = () => {
     clearTimeout(timer);
     timer = 0;
     const query = new URLSearchParams(readValues(form)).toString();
+    // Hosts refuse long addresses ("414 URI Too Long"): over the form's limit the address keeps its last values.
+    const fits = query.length <= Number(form.dataset.addressLimit || Infinity);
+    if (note) note.hidden = fits;
     // After an instant navigation the address is already the next page's: it must not get these values.
-    if (location.pathname === page) history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
+    if (fits && location.pathname === page) {
+      history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
+    }
     store(form, query);
   };
   const flush = () => {
@@ -199,7 +205,7 @@ export function mountEngine(form, restored) {
     if (reason) form.dataset.engineReason = reason;
     else delete form.dataset.engineReason;
     const showing = state === "ready" || (state === "loading" && !edited) ? "" : state;
-    status.hidden = !showing;
+    status.toggleAttribute("data-showing", Boolean(showing)); // a live region stays in place; only its text changes
     for (const message of status.querySelectorAll("[data-when]")) message.hidden = message.dataset.when !== showing;
   }
 
