@@ -53,14 +53,16 @@ def inline_script_hashes(site: Path) -> list[str]:
 
 
 def policy(site: Path, for_meta: bool = False) -> str:
-    """The policy for this build; a ``<meta>`` tag cannot carry frame-ancestors."""
+    """The policy for this build; a ``<meta>`` tag cannot carry frame-ancestors. Zensical's theme sets styles
+    inline as it runs, so a Zensical build (its search index is ``search.json``) allows inline styles."""
+    zensical = (site / "search.json").exists() and not (site / "search" / "search_index.json").exists()
     directives = [
         "default-src 'self'",
         "script-src 'self' 'wasm-unsafe-eval' " + " ".join(inline_script_hashes(site)),
         "worker-src 'self'",
         "connect-src 'self'",
         "img-src 'self' data:",
-        "style-src 'self'",
+        "style-src 'self' 'unsafe-inline'" if zensical else "style-src 'self'",
         "font-src 'self'",
         "object-src 'none'",
         "base-uri 'self'",
