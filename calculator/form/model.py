@@ -155,6 +155,12 @@ def number(values: Mapping[str, Value], key: str) -> Decimal:
     return value
 
 
+def optional_number(values: Mapping[str, Value], key: str) -> Decimal | None:
+    """An optional (or other-mode) numeric field's value, None when it has none."""
+    value = values.get(key)
+    return value if isinstance(value, Decimal) else None
+
+
 def integer(values: Mapping[str, Value], key: str) -> int:
     """An integer field's validated value."""
     return int(number(values, key))

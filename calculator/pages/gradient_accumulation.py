@@ -12,7 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Values, number
+from ..form.model import (
+    Calculator,
+    Feed,
+    Field,
+    Format,
+    Kind,
+    Option,
+    Outputs,
+    Result,
+    Values,
+    number,
+    optional_number,
+)
 from ..form.numbers import format_decimal, format_integer
 from ..llm.accumulation_plan import Plan, largest_micro_batch, plan
 from ..llm.framework_configs import SNIPPETS
@@ -62,13 +74,8 @@ class AccumulationInput:
 
 
 def _maybe_int(values: Values, key: str) -> int | None:
-    value = values.get(key)
-    return int(value) if isinstance(value, Decimal) else None
-
-
-def _maybe(values: Values, key: str) -> Decimal | None:
-    value = values.get(key)
-    return value if isinstance(value, Decimal) else None
+    value = optional_number(values, key)
+    return int(value) if value is not None else None
 
 
 def read(values: Values) -> AccumulationInput:
@@ -76,9 +83,9 @@ def read(values: Values) -> AccumulationInput:
         mode=str(values["mode"]), micro_batch=_maybe_int(values, "micro_batch"),
         accumulation_steps=_maybe_int(values, "accumulation_steps"), gpus=int(number(values, "data_parallel_gpus")),
         activation=number(values, "activation_per_sample_gb"), unit=str(values["activation_unit"]),
-        memory_budget=_maybe(values, "memory_budget"), target=_maybe_int(values, "target_effective_batch"),
-        gpu_memory_gb=_maybe(values, "gpu_memory_gb"), model_states_gb=_maybe(values, "model_states_gb"),
-        reserve_gb=_maybe(values, "reserve_gb"), dataset_size=_maybe_int(values, "dataset_size"),
+        memory_budget=optional_number(values, "memory_budget"), target=_maybe_int(values, "target_effective_batch"),
+        gpu_memory_gb=optional_number(values, "gpu_memory_gb"), model_states_gb=optional_number(values, "model_states_gb"),
+        reserve_gb=optional_number(values, "reserve_gb"), dataset_size=_maybe_int(values, "dataset_size"),
         sequence_length=_maybe_int(values, "sequence_length"), steps_rule=str(values["steps_rule"]),
         generations=_maybe_int(values, "generations"),
     )

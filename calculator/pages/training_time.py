@@ -10,7 +10,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
-from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Preset, Result, Values, integer, number
+from ..form.model import (
+    Calculator,
+    Feed,
+    Field,
+    Format,
+    Kind,
+    Option,
+    Outputs,
+    Preset,
+    Result,
+    Values,
+    integer,
+    number,
+    optional_number,
+)
 from ..form.numbers import format_decimal, format_field
 from ..form.svg import bars
 from ..llm.catalogue import TIME, model
@@ -71,14 +85,9 @@ class TimeInput:
     deadline_days: Decimal | None
 
 
-def _maybe(values: Values, key: str) -> Decimal | None:
-    value = values.get(key)
-    return value if isinstance(value, Decimal) else None
-
-
 def read(values: Values) -> TimeInput:
     total = number(values, "parameters_billion")
-    active = _maybe(values, "active_parameters_billion") or total
+    active = optional_number(values, "active_parameters_billion") or total
     multiplying = int(active * 10**9 - number(values, "embedding_million") * 10**6)
     sequence = integer(values, "sequence_length")
     workload = Workload(
@@ -88,17 +97,17 @@ def read(values: Values) -> TimeInput:
         adapters=int(number(values, "adapter_million") * 10**6) if values["method"] == FROZEN else 0,
         recompute=values["recompute"] == RECOMPUTE,
     )
-    tokens = _maybe(values, "tokens_billion")
-    samples, epochs = _maybe(values, "dataset_samples"), number(values, "epochs")
+    tokens = optional_number(values, "tokens_billion")
+    samples, epochs = optional_number(values, "dataset_samples"), number(values, "epochs")
     processed = tokens * 10**9 if tokens is not None else (samples or Decimal(0)) * sequence * epochs
-    mfu = _maybe(values, "mfu_percent")
-    gpus = _maybe(values, "gpus")
+    mfu = optional_number(values, "mfu_percent")
+    gpus = optional_number(values, "gpus")
     return TimeInput(
         question=str(values["question"]), workload=workload, tokens=processed, batch=integer(values, "effective_batch"),
         sequence=sequence, gpus=int(gpus) if gpus is not None else None,
         peak_flops=number(values, "peak_tflops") * 10**12, power_w=number(values, "gpu_power_w"),
-        mfu=mfu / 100 if mfu is not None else None, measured=_maybe(values, "measured_tokens_per_s"),
-        price=number(values, "price_per_gpu_hour"), deadline_days=_maybe(values, "deadline_days"),
+        mfu=mfu / 100 if mfu is not None else None, measured=optional_number(values, "measured_tokens_per_s"),
+        price=number(values, "price_per_gpu_hour"), deadline_days=optional_number(values, "deadline_days"),
     )
 
 
@@ -146,14 +155,14 @@ def compute(values: Values) -> Outputs:
 def check(values: Values) -> dict[str, str]:
     """Tokens or a dataset, parameters that add up, and a measured throughput the GPU can deliver."""
     errors: dict[str, str] = {}
-    total, active = number(values, "parameters_billion"), _maybe(values, "active_parameters_billion")
+    total, active = number(values, "parameters_billion"), optional_number(values, "active_parameters_billion")
     if active is not None and active > total:
         errors["active_parameters_billion"] = ("Parametri attivi per token: non possono essere più dei parametri del"
                                                " modello.")
     if number(values, "embedding_million") >= (active or total) * 1000:
         errors["embedding_million"] = ("Embedding in ingresso: devono essere meno dei parametri (attivi) del modello,"
                                        " perché il calcolo conta quelli che restano.")
-    if _maybe(values, "tokens_billion") is None and _maybe(values, "dataset_samples") is None:
+    if optional_number(values, "tokens_billion") is None and optional_number(values, "dataset_samples") is None:
         errors["tokens_billion"] = ("Token da elaborare: indica i token, oppure i campioni del dataset (con le epoche e"
                                     " la lunghezza delle sequenze).")
     if errors:
