@@ -19,7 +19,12 @@ from .architectures import GATED, Architecture
 LLAMA_NORM, GEMMA_NORM, T5_NORM, FUSED_NORM = "llama", "gemma", "t5", "fuso"
 FUSED_ACTIVATION, GELU_NEW, RELU = "fusa", "gelu_new", "relu"
 EAGER, FLASH = "eager", "flash"
-NONE, SELECTIVE, FULL = "nessuno", "selettivo", "completo"
+# Checkpointing, as frameworks name it: none; Megatron's selective recomputation (the attention scores only);
+# Transformers' gradient_checkpointing (full: each layer's input kept, the layer rebuilt in backward); torchtitan's
+# per-op selective policy; and the checkpointed inputs offloaded to CPU memory (torchtune's offload_activations).
+NONE, SELECTIVE, FULL, SELECTIVE_OP, OFFLOAD = "nessuno", "selettivo", "completo", "selettivo_op", "offload"
+REBUILT = (FULL, SELECTIVE_OP, OFFLOAD)  # modes that rebuild a whole layer during backward
+IN_FLIGHT = 2  # offloaded layer inputs on the GPU at once: the one in use and the one being copied
 # i-wide tensors an MLP activation keeps beyond a fused SiLU/GELU's: transformers' gelu_new, the tanh GELU written
 # out in Python, also keeps tanh, x/2 and 1 + tanh; ReLU keeps only its output, which the next matrix keeps anyway.
 ACTIVATION_EXTRA = {FUSED_ACTIVATION: 0, GELU_NEW: 3, RELU: -1}
@@ -165,10 +170,25 @@ def _per_gpu(shape: Shape, replicated: dict[str, Decimal], divided: dict[str, De
         terms[key] = (whole + part) / t if shape.sequence_parallel else whole + part / t
     if shape.checkpointing == SELECTIVE:
         terms["scores"] = Decimal(0) if not shape.flash else terms["scores"]
-    elif shape.checkpointing == FULL:
+    elif shape.checkpointing == SELECTIVE_OP:
+        terms = op_terms(shape, terms["scores"], kept)
+    elif shape.checkpointing in (FULL, OFFLOAD):
         terms = {key: Decimal(0) for key in terms}
         terms["norms"] = kept / (t if shape.sequence_parallel else 1)  # only the layer's input
     return terms
+
+
+def op_terms(shape: Shape, scores: Decimal, kept: Decimal) -> dict[str, Decimal]:
+    """torchtitan's per-op selective checkpointing (``_op_sac_save_list``): the layer's input, the attention's
+    output and statistics, and the outputs of every other matrix product are kept; norms, activations and the
+    rest are recomputed. Approximate: half of each layer's product outputs (the policy alternates)."""
+    s, b, h, p, t = shape.sequence, shape.micro_batch, shape.hidden, shape.precision, shape.tensor_parallel
+    q, kv = shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim
+    inner = shape.intermediate * (shape.experts_per_token or 1) + shape.shared_intermediate
+    products = (q + 2 * kv + h) + (2 if shape.gated else 1) * inner + h
+    return {"norms": kept / (t if shape.sequence_parallel else 1),
+            "attention": Decimal(p * s * b * (q + Decimal(products) / 2)) / t,
+            "scores": scores, "mlp": Decimal(0), "masks": Decimal(0)}
 
 
 def norm_bytes(shape: Shape) -> int:
@@ -230,8 +250,9 @@ def estimate(shape: Shape) -> dict[str, Decimal]:
     """Bytes for the whole model per GPU, by component (layers × layer terms, plus the logits)."""
     total = {key: Decimal(0) for key in COMPONENTS}
     for count, terms in stack_terms(shape):
+        on_gpu = min(count, IN_FLIGHT) if shape.checkpointing == OFFLOAD else count
         for key, value in terms.items():
-            total[key] += value * count
+            total[key] += value * on_gpu
     for key, value in model_terms(shape).items():
         total[key] += value
     total["logits"] = logits_bytes(shape)
@@ -240,6 +261,14 @@ def estimate(shape: Shape) -> dict[str, Decimal]:
 
 def largest_layer(shape: Shape) -> Decimal:
     return max(sum(terms.values(), Decimal(0)) for _, terms in stack_terms(shape))
+
+
+def rebuilt_layer(shape: Shape) -> Decimal:
+    """What one layer rebuilt during backward adds to the peak: its activations as if nothing were checkpointed,
+    for the modes that recompute whole layers (Transformers' gradient checkpointing, per-op, offload)."""
+    if shape.checkpointing not in REBUILT:
+        return Decimal(0)
+    return largest_layer(replace(shape, checkpointing=NONE))
 
 
 

@@ -43,7 +43,7 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         "post_norms": _flag(entry.norms_per_layer == 4), "softcap": _flag(family.softcap),
         "relative_positions": _flag(entry.relative_buckets > 0), "mel_bins": str(entry.mel_bins),
         "parallel_block": _flag(entry.norms_per_layer == 1), "embed_norm": _flag(entry.embed_norm),
-        "loss_fp32": _flag(family.loss_fp32),
+        "loss_fp32": _flag(family.loss_fp32), "tied_embeddings": _flag(entry.tied),
         # What the encoder reads: Whisper's 1500 frames (30 s of audio); T5's pre-training input length.
         "encoder_sequence": str(entry.encoder_positions or (T5_INPUT if entry.decoder_layers else 0)),
         "linear_bias": ("all" if entry.k_bias else "all_but_k") if entry.bias else "qkv" if entry.qkv_bias else "none",

@@ -17,16 +17,19 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Table, Values, integer, number
 from ..form.numbers import format_decimal, format_integer
-from ..form.svg import stacked_bar
+from ..form.svg import phase_bars, stacked_bar
 from ..llm import deepspeed_estimator as ds
 from ..llm.architectures import Architecture
 from ..llm.catalogue import VRAM, model
 from ..llm.optimizers import RECIPES, Recipe
 from ..llm.units import GB_PER_GIB
 from ..llm.zero import ModelStates
+from . import vram_step
+from .activations import CALCULATOR as ACTIVATIONS_PAGE
 from .gpu_fields import fit_verdict, gpu_memory_field, gpu_presets, reserve_field
 from .model_fields import shape_field
 from .presets import presets_for
+from .vram_step import STEP
 
 ARTICLE, DEEPSPEED = "zero", "deepspeed"
 SHAPE_GROUP = "Forma del modello (per Adafactor)"
@@ -36,11 +39,18 @@ DEFAULT_MODEL = model("llama-2-7b")
 
 
 ZERO_STAGES = {
-    "0": "0 – nessun partizionamento",
+    "0": "0 – nessun partizionamento (DDP)",
     "1": "1 – stati dell'ottimizzatore partizionati",
-    "2": "2 – anche i gradienti",
-    "3": "3 – anche i pesi",
+    "2": "2 – anche i gradienti (FSDP SHARD_GRAD_OP)",
+    "3": "3 – anche i pesi (FSDP FULL_SHARD)",
 }
+# The architecture the step convention reads besides the shape fields, as the activation page asks for it.
+TRAIT_FIELDS = ("mlp", "norms", "activation_impl", "softmax_fp32", "qk_norm", "post_norms", "softcap",
+                "parallel_block", "embed_norm", "relative_positions", "mel_bins", "experts_per_token",
+                "shared_intermediate_size", "decoder_layers", "encoder_sequence", "dropout", "loss_fp32",
+                "sequence_parallel")
+STEP_COMPONENTS = {"weights": "Pesi", "gradients": "Gradienti", "optimizer": "Stati dell'ottimizzatore",
+                   "activations": "Attivazioni", "loss": "Logit e loss", "temporaries": "Temporanei"}
 
 
 @dataclass(frozen=True)
@@ -137,6 +147,8 @@ def estimator(given: VramInput) -> ds.Estimate:
 
 def compute(values: Values) -> Outputs:
     """Model states per GPU (either convention), the activations, and whether it all fits the GPU."""
+    if values.get("convention") == STEP:
+        return vram_step.compute(values)
     given = read(values)
     outputs: dict[str, Decimal | str | None] = dict.fromkeys(
         ("bytes_per_parameter", "weights_gb", "gradients_gb", "optimizer_gb", "total_gb", "ds_gpu_gib", "ds_cpu_gb",
@@ -173,6 +185,8 @@ def compute(values: Values) -> Outputs:
 
 def check(values: Values) -> dict[str, str]:
     """Combinations a convention cannot estimate, each named with its fields."""
+    if values.get("convention") == STEP:
+        return vram_step.check(values)
     if values.get("convention") != DEEPSPEED:
         heads, kv_heads = integer(values, "attention_heads"), integer(values, "kv_heads")
         if kv_heads > heads or heads % kv_heads:  # read() needs a shape that can exist
@@ -212,7 +226,15 @@ def check_shape(given: VramInput) -> dict[str, str]:
 
 
 def chart(values: Values, outputs: Outputs) -> str:
-    """The per-GPU memory as a stacked bar of its parts, as the results hold them."""
+    """The per-GPU memory as a stacked bar of its parts, as the results hold them; for a step, one bar per
+    phase against the card's memory."""
+    if values["convention"] == STEP:
+        rows = [(label, [number(outputs, f"{phase}_{key}_gib") for key in STEP_COMPONENTS])
+                for phase, label in (("forward", "Avanti"), ("backward", "Indietro"), ("optimizer", "Ottimizzatore"))
+                if outputs.get(f"{phase}_weights_gib") is not None]
+        card = number(values, "gpu_memory_gb") / GB_PER_GIB
+        return phase_bars("Memoria allocata per GPU, per fase e componente", tuple(STEP_COMPONENTS.values()),
+                          rows, "GiB", card, "Memoria della GPU")
     if values["convention"] == DEEPSPEED:
         return stacked_bar("Memoria per GPU, per componente", [
             ("Stati del modello (stimatore di DeepSpeed)", number(outputs, "states_gb")),
@@ -266,7 +288,8 @@ CALCULATOR = Calculator(
         Field(
             id="convention", label="Convenzione", default=ARTICLE, kind=Kind.CHOICE, group="Convenzione",
             options=(Option(ARTICLE, "Articolo ZeRO: byte per parametro per ogni stato"),
-                     Option(DEEPSPEED, "Stimatori di DeepSpeed (estimate_zero2/zero3_model_states_mem_needs)")),
+                     Option(DEEPSPEED, "Stimatori di DeepSpeed (estimate_zero2/zero3_model_states_mem_needs)"),
+                     Option(STEP, "Picco di un passo di addestramento: metodo, attivazioni, nvidia-smi")),
             help="Le due convenzioni danno cifre diverse: l'articolo conta i byte di ogni stato, DeepSpeed aggiunge lo"
                  " strato più grande (ZeRO-3), l'offload su CPU e la memoria della CPU.",
         ),
@@ -283,7 +306,7 @@ CALCULATOR = Calculator(
         ),
         Field(
             id="gradient_precision", label="Precisione dei gradienti", default="16", kind=Kind.CHOICE,
-            group="Modello", modes=(ARTICLE,),
+            group="Modello", modes=(ARTICLE, STEP),
             options=(Option("16", "16 bit (bf16/fp16, 2 B), come l'articolo ZeRO"),
                      Option("32", "fp32 (4 B), come la pagina di Hugging Face")),
             help="L'articolo ZeRO tiene i gradienti a 16 bit; Transformers li accumula in fp32. Con AdamW in fp32"
@@ -291,15 +314,15 @@ CALCULATOR = Calculator(
         ),
         Field(
             id="activation_gb", label="Memoria delle attivazioni per GPU", default="2", kind=Kind.DECIMAL,
-            unit="GB", group="Modello", minimum=Decimal(0), maximum=Decimal(100_000),
+            unit="GB", group="Modello", minimum=Decimal(0), maximum=Decimal(100_000), modes=(ARTICLE, DEEPSPEED),
             help="M = b · A: la stima il calcolatore della memoria delle attivazioni, per micro-batch e per GPU.",
         ),
         gpu_memory_field(),
-        reserve_field(),
+        reserve_field(modes=(ARTICLE, DEEPSPEED)),
         Field(
             id="activation_per_sample_gb", label="Attivazioni per campione (A)", default="", kind=Kind.DECIMAL,
             unit="GB", group="GPU", optional=True, minimum=Decimal(0), exclusive_minimum=True,
-            maximum=Decimal(100_000), example="0,5",
+            maximum=Decimal(100_000), example="0,5", modes=(ARTICLE, DEEPSPEED),
             help="Facoltativo: per il micro-batch più grande che entra dopo gli stati del modello.",
         ),
         Field(
@@ -323,7 +346,7 @@ CALCULATOR = Calculator(
                  " modelli del catalogo lo compilano.",
         ),
         Field(id="offload_optimizer", label="Ottimizzatore su CPU (offload_optimizer)", default="", kind=Kind.FLAG,
-              group="DeepSpeed", modes=(DEEPSPEED,), help="Stati dell'ottimizzatore e copia fp32 nella RAM della CPU."),
+              group="DeepSpeed", modes=(DEEPSPEED, STEP), help="Stati dell'ottimizzatore e copia fp32 nella RAM della CPU."),
         Field(id="offload_param", label="Pesi su CPU (offload_param, solo ZeRO-3)", default="", kind=Kind.FLAG,
               group="DeepSpeed", modes=(DEEPSPEED,), help="Anche i pesi a 16 bit nella RAM della CPU."),
         Field(id="zero_init", label="zero_init (modello creato già partizionato)", default="on", kind=Kind.FLAG,
@@ -341,16 +364,40 @@ CALCULATOR = Calculator(
                      Option(ds.BEFORE_0_14_3, "Precedenti alla 0.14.3 (le tabelle della documentazione)")),
             help="Per ZeRO-2 senza offload la 0.14.3 ha cambiato la stima per GPU: da 4·P + 16·P/N a 2·P + 18·P/N.",
         ),
-        *(replace(shape_field(key, SHAPE_GROUP, DEFAULT_MODEL), modes=(ARTICLE,)) for key in SHAPE_FIELDS),
+        *vram_step.fields((
+            *(replace(shape_field(key, SHAPE_GROUP, DEFAULT_MODEL), modes=(ARTICLE, STEP)) for key in SHAPE_FIELDS),
+            Field(id="tied_embeddings", label="Embedding condivisi con la testa", default="", kind=Kind.FLAG,
+                  group=SHAPE_GROUP, modes=(STEP,), help="tie_word_embeddings: una sola matrice per embedding e"
+                                                         " testa (Gemma, Llama 3.2 1B e 3B)."),
+            *(replace(ACTIVATIONS_PAGE.field(key), group=SHAPE_GROUP, modes=(STEP,)) for key in TRAIT_FIELDS),
+        )),
     ),
     results=(
-        Result("per_gpu_gb", "Memoria per GPU", "GB", help="Stati del modello partizionati più le attivazioni."),
-        Result("per_gpu_gib", "Memoria per GPU in GiB", "GiB",
+        Result("per_gpu_gb", "Memoria per GPU", "GB", help="Stati del modello partizionati più le attivazioni.",
+               modes=(ARTICLE, DEEPSPEED)),
+        Result("per_gpu_gib", "Memoria per GPU in GiB", "GiB", modes=(ARTICLE, DEEPSPEED),
                help="La stessa in GiB (2³⁰ byte): la cifra che PyTorch e nvidia-smi chiamano «GB»."),
+        Result("smi_gib", "Memoria che mostrerà nvidia-smi", "GiB", modes=(STEP,),
+               help="Il picco allocato più la riserva dell'allocatore, il contesto CUDA e, con più GPU, NCCL."),
         Result("fit", "Entra nella GPU?", format=Format.TEXT),
+        Result("advice", "Per farlo entrare", format=Format.TEXT, modes=(STEP,)),
+        Result("peak_allocated_gib", "Picco allocato da PyTorch (max_memory_allocated)", "GiB", modes=(STEP,),
+               help="La fase più grande del passo, senza contesto CUDA né riserva dell'allocatore."),
+        Result("smi_range", "Intervallo di nvidia-smi", format=Format.TEXT, modes=(STEP,),
+               help="Dal caso migliore al peggiore dei termini che una traccia non vede."),
+        Result("peak_phase", "Fase del picco", format=Format.TEXT, modes=(STEP,)),
+        Result("trainable_parameters", "Parametri addestrabili", format=Format.COUNT, modes=(STEP,)),
         Result("headroom_gb", "Margine", "GB", help="Memoria della GPU meno la riserva e la memoria per GPU."),
         Result("max_micro_batch", "Micro-batch più grande che entra", format=Format.COUNT,
-               help="Con le attivazioni per campione indicate, dopo gli stati del modello e la riserva."),
+               help="Con le attivazioni per campione indicate, dopo gli stati del modello e la riserva; nel picco di"
+                    " un passo, con tutto ciò che cresce col micro-batch (attivazioni, logit, strato ricostruito)."),
+        *(Result(f"phase_{phase}_gib", f"Fase: {label}", "GiB", primary=False, modes=(STEP,))
+          for phase, label in vram_step.PHASE_LABELS.items()),
+        *(Result(f"peak_{key}_gib", f"Al picco: {label.lower()}", "GiB", primary=False, modes=(STEP,))
+          for key, label in STEP_COMPONENTS.items()),
+        Result("states_on_cpu_gb", "Stati dell'ottimizzatore nella RAM della CPU", "GB", primary=False, modes=(STEP,)),
+        Result("paged_gib", "Stati paginati (fuori da max_memory_allocated)", "GiB", primary=False, modes=(STEP,),
+               help="bitsandbytes li alloca in memoria unificata: nvidia-smi li conta, PyTorch no."),
         Result("ds_gpu_gib", "Stati del modello per GPU, come li stampa DeepSpeed", "GiB", modes=(DEEPSPEED,),
                help="La colonna «per GPU» di DeepSpeed: GiB, anche se scrive «GB»."),
         Result("ds_cpu_gb", "Memoria della CPU per nodo", "GB", modes=(DEEPSPEED,),
@@ -362,7 +409,7 @@ CALCULATOR = Calculator(
         Result("weights_gb", "Pesi", "GB", primary=False, modes=(ARTICLE,)),
         Result("gradients_gb", "Gradienti", "GB", primary=False, modes=(ARTICLE,)),
         Result("optimizer_gb", "Stati dell'ottimizzatore", "GB", primary=False, modes=(ARTICLE,)),
-        Result("activations_gb", "Attivazioni", "GB", primary=False),
+        Result("activations_gb", "Attivazioni", "GB", primary=False, modes=(ARTICLE, DEEPSPEED)),
         Result("bytes_per_parameter", "Byte per parametro", "B", modes=(ARTICLE,),
                help="Pesi, gradienti e ottimizzatore, senza le attivazioni.", primary=False),
     ),

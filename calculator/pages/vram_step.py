@@ -1,0 +1,365 @@
+"""The VRAM page's «picco di un passo» convention: the form's values read into the step model of
+``llm.training_step`` (method, precision, optimizer, activations from the shape, parallelism), its results, the
+combinations that cannot run, and the advice when it does not fit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from decimal import ROUND_CEILING, Decimal
+
+from ..form.model import Field, Kind, Option, Outputs, Values, integer, number, optional_number
+from ..form.numbers import format_decimal, format_integer
+from ..llm import training_step as ts
+from ..llm.activation_memory import (
+    ACTIVATION_EXTRA,
+    EAGER,
+    FLASH,
+    FULL,
+    NONE,
+    OFFLOAD,
+    SELECTIVE,
+    SELECTIVE_OP,
+    Shape,
+)
+from ..llm.architectures import GATED, Architecture
+from ..llm.lora_adapters import LoraSetup, trainable
+from ..llm.units import BYTES_PER_GB, BYTES_PER_GIB
+
+STEP = "passo"
+TARGETS = {
+    "qv": ("q_proj e v_proj (il default di PEFT per Llama)", frozenset({"q_proj", "v_proj"})),
+    "attenzione": ("Tutta l'attenzione (q, k, v, o)", frozenset({"q_proj", "k_proj", "v_proj", "o_proj"})),
+    "tutti": ("Tutti i lineari (all-linear: attenzione e MLP)",
+              frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"})),
+}
+CHECKPOINT_LABELS = {
+    NONE: "Nessuno",
+    FULL: "gradient_checkpointing di Transformers (completo: l'input di ogni strato, uno strato ricostruito)",
+    SELECTIVE: "Selettivo di Megatron (ricalcola solo i punteggi dell'attenzione)",
+    SELECTIVE_OP: "Selettivo per operazione di torchtitan (conserva i prodotti matriciali alterni)",
+    OFFLOAD: "Completo con gli input su CPU (offload_activations di torchtune)",
+}
+
+
+@dataclass(frozen=True)
+class StepInput:
+    """The form's values for one step, read once."""
+
+    parameters: int
+    shape: Shape  # the activations' shape, at the chosen micro-batch
+    architecture: Architecture
+    training: ts.Training
+    loss: str
+    gpu_bytes: Decimal
+    gpus: int
+    tensor_parallel: int
+
+
+def architecture_of(values: Values) -> Architecture:
+    heads = integer(values, "attention_heads")
+    return Architecture(
+        "campi", "", layers=integer(values, "layers"), hidden=integer(values, "hidden_size"),
+        intermediate=integer(values, "intermediate_size"), heads=heads, kv_heads=integer(values, "kv_heads") or heads,
+        vocab=integer(values, "vocab_size"), source="", head_dim=integer(values, "head_dim"),
+        mlp=str(values.get("mlp") or GATED), tied=values.get("tied_embeddings") is True,
+        experts=integer(values, "experts"), expert_intermediate=integer(values, "intermediate_size"),
+        experts_per_token=integer(values, "experts_per_token"),
+        shared_intermediate=integer(values, "shared_intermediate_size"),
+        decoder_layers=integer(values, "decoder_layers"))
+
+
+def shape_of(values: Values, arch: Architecture, precision: str) -> Shape:
+    p = 4 if precision == ts.FP32 else 2
+    return Shape(
+        layers=arch.layers, hidden=arch.hidden, heads=arch.heads, kv_heads=arch.kv_heads, head_dim=arch.dim,
+        intermediate=arch.intermediate, gated=arch.mlp == GATED, vocab=arch.vocab,
+        sequence=integer(values, "sequence_length"), micro_batch=integer(values, "micro_batch"), precision=p,
+        loss_precision=4 if values.get("loss_fp32") is True else p, flash=values.get("attention") != EAGER,
+        dropout=values.get("dropout") is True, norm=str(values.get("norms") or "llama"),
+        softmax_fp32=values.get("softmax_fp32") is True,
+        activation_extra=ACTIVATION_EXTRA[str(values.get("activation_impl") or "fusa")],
+        qk_norm=values.get("qk_norm") is True, post_norms=values.get("post_norms") is True,
+        softcap=values.get("softcap") is True, relative_positions=values.get("relative_positions") is True,
+        mel_bins=integer(values, "mel_bins"), parallel_block=values.get("parallel_block") is True,
+        embed_norm=values.get("embed_norm") is True, tensor_parallel=integer(values, "tensor_parallel"),
+        sequence_parallel=values.get("sequence_parallel") is True, checkpointing=str(values["checkpointing"]),
+        experts=arch.experts, experts_per_token=arch.experts_per_token,
+        shared_intermediate=arch.shared_intermediate, decoder_layers=arch.decoder_layers,
+        encoder_sequence=integer(values, "encoder_sequence"))
+
+
+def trainable_count(values: Values, arch: Architecture, parameters: int) -> int:
+    """All parameters; the adapters PEFT adds (or the LoRA page's exact count); or the last N layers."""
+    method = str(values["method"])
+    if method == ts.FULL:
+        return parameters
+    if method == ts.FREEZE:
+        embeddings = arch.vocab * arch.hidden * (1 if arch.tied else 2)
+        per_layer = max(parameters - embeddings, 0) // max(arch.layers + arch.decoder_layers, 1)
+        return per_layer * integer(values, "trainable_layers")
+    exact = optional_number(values, "lora_trainable")
+    if exact is not None:
+        return int(exact)
+    setup = LoraSetup(layers=arch.layers, hidden=arch.hidden, intermediate=arch.intermediate, heads=arch.heads,
+                      kv_heads=arch.kv_heads, head_dim=arch.dim, vocab=arch.vocab, rank=integer(values, "rank"),
+                      targets=TARGETS[str(values["lora_targets"])][1], dora=method == ts.DORA,
+                      decoder_layers=arch.decoder_layers, experts=arch.experts,
+                      shared_intermediate=arch.shared_intermediate)
+    return trainable(setup)[1]
+
+
+def layer_matrices(arch: Architecture) -> int:
+    """Weights of the layers' matrices (embeddings and head apart): what bitsandbytes quantises."""
+    *layers, _embeddings = arch.matrices()
+    return sum(rows * cols * n for rows, cols, n in layers)
+
+
+def read(values: Values) -> StepInput:
+    arch = architecture_of(values)
+    parameters = int(number(values, "parameters_billion") * 10**9)
+    precision, method = str(values["precision_mode"]), str(values["method"])
+    t = integer(values, "tensor_parallel")
+    quantised = ts.quantisation(str(values["quant_type"]) if method == ts.QLORA else method,
+                                values.get("double_quant") is True) if method in (ts.QLORA, ts.LORA_8BIT) else None
+    training = ts.Training(
+        method=method, precision=precision, optimizer=str(values["step_optimizer"]),
+        trainable=trainable_count(values, arch, parameters) // t,
+        gradient_bytes=4 if values.get("gradient_precision") == "32" else 2, quantised=quantised,
+        optimizer_in_backward=values.get("optimizer_in_backward") is True,
+        accumulating=integer(values, "accumulation_steps") > 1, zero_stage=int(str(values["zero_stage"])),
+        data_parallel=max(integer(values, "gpus") // t, 1), offload_optimizer=values.get("offload_optimizer") is True)
+    return StepInput(parameters, shape_of(values, arch, precision), arch, training, str(values["loss"]),
+                     number(values, "gpu_memory_gb") * BYTES_PER_GB, integer(values, "gpus"), t)
+
+
+def model_of(given: StepInput) -> ts.Model:
+    arch, t = given.architecture, given.tensor_parallel
+    matrices = arch.matrices()
+    vectors = max(given.parameters - sum(r * c * n for r, c, n in matrices), 0)
+    factored = sum((r + c) * n for r, c, n in matrices) + vectors
+    return ts.Model(parameters=given.parameters // t, matrices=layer_matrices(arch) // t,
+                    largest_tensor=arch.largest_layer() // t, head=arch.vocab * arch.hidden // t,
+                    factored_values=factored // t)
+
+
+def evaluate_step(given: StepInput, micro_batch: int | None = None) -> ts.Step:
+    shape = given.shape if micro_batch is None else replace(given.shape, micro_batch=micro_batch)
+    return ts.step(model_of(given), given.training, ts.step_activations(shape, given.loss))
+
+
+def shown_of(given: StepInput, result: ts.Step) -> tuple[Decimal, Decimal, Decimal]:
+    return ts.shown(result.allocated, result.paged, given.gpus)
+
+
+def largest_micro_batch(given: StepInput) -> int:
+    """The most samples per micro-batch whose expected nvidia-smi figure fits the card (0: not even one)."""
+    def fits(b: int) -> bool:
+        return shown_of(given, evaluate_step(given, b))[1] <= given.gpu_bytes
+    if not fits(1):
+        return 0
+    low, high = 1, 2
+    while high <= 1 << 20 and fits(high):
+        low, high = high, high * 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    return low
+
+
+PHASE_LABELS = {"forward": "passaggio in avanti", "backward": "passaggio all'indietro",
+                "optimizer": "passo dell'ottimizzatore"}
+
+
+def verdict(gpu_bytes: Decimal, low: Decimal, expected: Decimal, high: Decimal) -> str:
+    """Fits, does not, or is at the limit when the band of what nvidia-smi shows crosses the card's memory."""
+    card = format_decimal(gpu_bytes / BYTES_PER_GB)
+    if high <= gpu_bytes:
+        return (f"Entra in una GPU da {card} GB: nvidia-smi mostrerà circa {_gib(expected)} GiB (fino a"
+                f" {_gib(high)}); restano {format_decimal((gpu_bytes - expected) / BYTES_PER_GB)} GB.")
+    if low > gpu_bytes:
+        return (f"Non entra in una GPU da {card} GB: servono almeno {_gib(low)} GiB; mancano"
+                f" {format_decimal((low - gpu_bytes) / BYTES_PER_GB)} GB anche nel caso migliore.")
+    return (f"Al limite in una GPU da {card} GB: nvidia-smi mostrerebbe tra {_gib(low)} e {_gib(high)} GiB;"
+            " prova con un micro-batch più piccolo o con una delle opzioni di risparmio.")
+
+
+def _gib(value: Decimal) -> str:
+    return format_decimal(value / BYTES_PER_GIB)
+
+
+def alternatives(given: StepInput, values: Values) -> list[tuple[str, StepInput]]:
+    """Setups one edit away that need less memory, each named as the form names it."""
+    out: list[tuple[str, StepInput]] = []
+    training, shape = given.training, given.shape
+    if shape.checkpointing in (NONE, SELECTIVE):
+        out.append(("gradient checkpointing", replace(given, shape=replace(shape, checkpointing=FULL))))
+    if given.loss == ts.STANDARD_LOSS:
+        out.append(("loss a blocchi", replace(given, loss=ts.CHUNKED_LOSS)))
+    if training.optimizer in ("adamw", "adamw_fused"):
+        out.append(("AdamW a 8 bit", replace(given, training=replace(training, optimizer="adamw_8bit"))))
+    if training.method == ts.FULL and not training.optimizer_in_backward and training.zero_stage < 2:
+        out.append(("ottimizzatore nel backward",
+                    replace(given, training=replace(training, optimizer_in_backward=True))))
+    if training.method in (ts.FULL, ts.FREEZE):
+        lora = {**values, "method": ts.LORA, "lora_trainable": None, "rank": Decimal(16), "lora_targets": "tutti",
+                "precision_mode": ts.AUTOCAST if given.training.precision == ts.MIXED else given.training.precision}
+        out.append(("LoRA r=16 su tutti i lineari", read(lora)))
+    if training.method in (ts.LORA, ts.DORA):
+        out.append(("QLoRA NF4", read({**values, "method": ts.QLORA, "quant_type": ts.NF4, "double_quant": True,
+                                       "precision_mode": ts.PURE_BF16 if given.training.precision == ts.PURE_BF16
+                                       else ts.AUTOCAST})))
+    if given.gpus > 1 and training.zero_stage < 3:
+        out.append((f"ZeRO-{training.zero_stage + 1}",
+                    replace(given, training=replace(training, zero_stage=training.zero_stage + 1))))
+    return out
+
+
+def advice(given: StepInput, values: Values, expected: Decimal) -> str:
+    """When it does not fit: what each single change would save, largest saving first."""
+    savings = []
+    for label, other in alternatives(given, values):
+        saved = expected - shown_of(other, evaluate_step(other))[1]
+        if saved > 0:
+            savings.append((saved, label))
+    if not savings:
+        return "Nessuna singola opzione basta: servono più GPU (ZeRO-3 o FSDP) o una GPU più grande."
+    savings.sort(reverse=True)
+    return "Risparmierebbero: " + "; ".join(f"{label} −{_gib(saved)} GiB" for saved, label in savings) + "."
+
+
+def compute(values: Values) -> Outputs:
+    given = read(values)
+    result = evaluate_step(given)
+    low, expected, high = shown_of(given, result)
+    peak = result.peak
+    fits = high <= given.gpu_bytes
+    outputs: dict[str, Decimal | str | None] = {
+        "peak_allocated_gib": result.allocated / BYTES_PER_GIB,
+        "smi_gib": expected / BYTES_PER_GIB,
+        "smi_range": f"tra {_gib(low)} e {_gib(high)} GiB",
+        "fit": verdict(given.gpu_bytes, low, expected, high),
+        "headroom_gb": (given.gpu_bytes - expected) / BYTES_PER_GB,
+        "peak_phase": f"Il picco è nel {PHASE_LABELS[peak.name]}.",
+        "max_micro_batch": Decimal(largest_micro_batch(given)),
+        "advice": None if fits else advice(given, values, expected),
+        "trainable_parameters": Decimal(given.training.trainable * given.tensor_parallel),
+        "states_on_cpu_gb": result.states_on_cpu / BYTES_PER_GB if result.states_on_cpu else None,
+        "paged_gib": result.paged / BYTES_PER_GIB if result.paged else None,
+    }
+    for phase in result.phases:
+        outputs[f"phase_{phase.name}_gib"] = phase.total / BYTES_PER_GIB
+        outputs.update({f"{phase.name}_{key}_gib": value / BYTES_PER_GIB for key, value in phase.parts.items()})
+    # For the accumulation page's GPU mode: what does not grow with the micro-batch, and what each sample adds.
+    one, two = (shown_of(given, evaluate_step(given, b))[1] for b in (1, 2))
+    per_sample = two - one
+    outputs.update({
+        "states_per_gpu_gb": ((one - per_sample) / BYTES_PER_GB).quantize(Decimal("0.01"), rounding=ROUND_CEILING),
+        "activation_per_sample_gb": per_sample / BYTES_PER_GB, "reserve_gb": Decimal(0)})
+    for key in ts.COMPONENTS:
+        outputs[f"peak_{key}_gib"] = peak.parts[key] / BYTES_PER_GIB
+    return outputs
+
+
+def check(values: Values) -> dict[str, str]:
+    """What no library runs, each named with its fields."""
+    errors: dict[str, str] = {}
+    method, precision = str(values["method"]), str(values["precision_mode"])
+    optimizer, t = str(values["step_optimizer"]), integer(values, "tensor_parallel")
+    heads, kv_heads = integer(values, "attention_heads"), integer(values, "kv_heads")
+    gpus = integer(values, "gpus")
+    if method in (ts.QLORA, ts.LORA_8BIT) and precision in (ts.MIXED, ts.FP32):
+        errors["precision_mode"] = ("Precisione: con una base quantizzata i pesi congelati non hanno copia"
+                                    " master; scegli bf16 puro o autocast (come fa Transformers con QLoRA).")
+    if method in ts.ADAPTERS and values.get("gradient_precision") == "32" and precision == ts.MIXED:
+        errors["gradient_precision"] = ("Precisione dei gradienti: con LoRA gli adattatori sono già in fp32 e i"
+                                        " loro gradienti pure; lascia 16 bit o scegli autocast.")
+    if optimizer == "paged_adamw_8bit" and values.get("offload_optimizer") is True:
+        errors["offload_optimizer"] = ("Ottimizzatore su CPU: gli stati paginati di bitsandbytes vivono già nella"
+                                       " memoria unificata; non si combinano con l'offload di DeepSpeed.")
+    if values.get("optimizer_in_backward") is True and int(str(values["zero_stage"])) >= 2:
+        errors["optimizer_in_backward"] = ("Ottimizzatore nel backward: torchtune lo offre senza partizionare i"
+                                           " gradienti; con ZeRO-2/3 o FSDP scegli uno stadio 0 o 1.")
+    if values.get("optimizer_in_backward") is True and integer(values, "accumulation_steps") > 1:
+        errors["accumulation_steps"] = ("Passi di accumulo: con l'ottimizzatore nel backward i gradienti sono"
+                                        " applicati subito e non si possono accumulare (torchtune lo rifiuta).")
+    if kv_heads > heads or heads % kv_heads:
+        errors["kv_heads"] = "Teste chiave/valore: devono dividere esattamente le teste di attenzione."
+    elif heads % t or (kv_heads % t and t % kv_heads):
+        errors["tensor_parallel"] = (f"Parallelismo tensoriale: {format_integer(t)} GPU non dividono le"
+                                     f" {format_integer(heads)} teste e le {format_integer(kv_heads)} teste"
+                                     " chiave/valore.")
+    elif gpus % t:
+        errors["tensor_parallel"] = (f"Parallelismo tensoriale: {format_integer(t)} non divide le"
+                                     f" {format_integer(gpus)} GPU; il parallelismo dei dati è GPU / TP.")
+    if method == ts.FREEZE and integer(values, "trainable_layers") > integer(values, "layers") + integer(
+            values, "decoder_layers"):
+        errors["trainable_layers"] = "Strati addestrati: non possono essere più degli strati del modello."
+    if method in ts.ADAPTERS and t > 1:
+        errors.setdefault("tensor_parallel", "Parallelismo tensoriale: qui è previsto solo per il fine-tuning"
+                                             " completo; con LoRA e QLoRA lascia 1.")
+    return errors
+
+
+def fields(shape_fields: tuple[Field, ...]) -> tuple[Field, ...]:
+    """The convention's own fields (the shape fields, shared with Adafactor's, come from the page)."""
+    on = (STEP,)
+    return (
+        Field(id="method", label="Metodo", default=ts.FULL, kind=Kind.CHOICE, group="Metodo", modes=on,
+              options=(Option(ts.FULL, "Fine-tuning completo"), Option(ts.LORA, "LoRA"), Option(ts.DORA, "DoRA"),
+                       Option(ts.QLORA, "QLoRA (base a 4 bit)"), Option(ts.LORA_8BIT, "LoRA su base a 8 bit"),
+                       Option(ts.FREEZE, "Solo gli ultimi strati (il resto congelato)")),
+              help="Con LoRA e QLoRA la base congelata non ha gradienti né stati dell'ottimizzatore."),
+        Field(id="rank", label="Rango LoRA (r)", default="16", group="Metodo", modes=on, maximum=Decimal(65_536),
+              help="Usato da LoRA, DoRA e QLoRA."),
+        Field(id="lora_targets", label="Moduli adattati", default="tutti", kind=Kind.CHOICE, group="Metodo",
+              modes=on, options=tuple(Option(key, label) for key, (label, _) in TARGETS.items()),
+              help="target_modules di PEFT; per altri insiemi usa il calcolatore LoRA, che porta qui il conteggio."),
+        Field(id="lora_trainable", label="Parametri addestrabili esatti (dal calcolatore LoRA)", default="",
+              kind=Kind.DECIMAL, group="Metodo", modes=on, optional=True, minimum=Decimal(0),
+              maximum=Decimal(10**13), help="Se indicato, sostituisce il conteggio dei moduli scelti."),
+        Field(id="quant_type", label="Quantizzazione a 4 bit", default=ts.NF4, kind=Kind.CHOICE, group="Metodo",
+              modes=on, options=(Option(ts.NF4, "NF4 (bnb_4bit_quant_type=\"nf4\")"), Option(ts.FP4, "FP4")),
+              help="QLoRA: 4 bit per peso e una costante fp32 ogni 64 pesi."),
+        Field(id="double_quant", label="Doppia quantizzazione", default="on", kind=Kind.FLAG, group="Metodo",
+              modes=on, help="bnb_4bit_use_double_quant: costanti a 8 bit, da 0,5 a 0,127 bit per peso."),
+        Field(id="trainable_layers", label="Strati addestrati (gli ultimi)", default="4", group="Metodo", modes=on,
+              minimum=Decimal(0), maximum=Decimal(10_000), help="Solo con «Solo gli ultimi strati»."),
+        Field(id="precision_mode", label="Precisione", default=ts.MIXED, kind=Kind.CHOICE,
+              group="Precisione e ottimizzatore", modes=on,
+              options=(Option(ts.MIXED, "Mista con copia master fp32 (DeepSpeed, Megatron: 16 B/parametro)"),
+                       Option(ts.AUTOCAST, "Pesi fp32 con autocast bf16 (Trainer di Transformers, Accelerate)"),
+                       Option(ts.PURE_BF16, "bf16 puro: pesi, gradienti e stati (torchtune, LitGPT bf16-true)"),
+                       Option(ts.FP32, "fp32")),
+              help="Decide i byte di pesi, gradienti e stati dell'ottimizzatore."),
+        Field(id="step_optimizer", label="Ottimizzatore", default="adamw", kind=Kind.CHOICE,
+              group="Precisione e ottimizzatore", modes=on,
+              options=tuple(Option(key, spec.label) for key, spec in ts.OPTIMIZERS.items()),
+              help="AdamW conserva due momenti, SGD con momento e Lion uno; i paginati vivono fuori"
+                   " dall'allocatore di PyTorch."),
+        Field(id="optimizer_in_backward", label="Ottimizzatore nel backward", default="", kind=Kind.FLAG,
+              group="Precisione e ottimizzatore", modes=on,
+              help="optimizer_in_bwd di torchtune: ogni gradiente è applicato e liberato appena calcolato."),
+        Field(id="sequence_length", label="Lunghezza delle sequenze", default="2048", unit="token",
+              group="Attivazioni", modes=on, maximum=Decimal(1_048_576), help="Token di ogni campione."),
+        Field(id="micro_batch", label="Micro-batch", default="1", unit="campioni", group="Attivazioni", modes=on,
+              maximum=Decimal(100_000), help="Campioni per GPU in un passaggio in avanti."),
+        Field(id="attention", label="Attenzione", default=FLASH, kind=Kind.CHOICE, group="Attivazioni", modes=on,
+              options=(Option(FLASH, "FlashAttention / SDPA"), Option(EAGER, "Eager (matrice s × s)")),
+              help="attn_implementation di Transformers."),
+        Field(id="checkpointing", label="Checkpointing delle attivazioni", default=NONE, kind=Kind.CHOICE,
+              group="Attivazioni", modes=on,
+              options=tuple(Option(key, label) for key, label in CHECKPOINT_LABELS.items()),
+              help="Con FlashAttention il selettivo di Megatron non cambia nulla: i punteggi non sono mai"
+                   " conservati."),
+        Field(id="loss", label="Loss", default=ts.STANDARD_LOSS, kind=Kind.CHOICE, group="Attivazioni", modes=on,
+              options=(Option(ts.STANDARD_LOSS, "Cross-entropy sui logit interi (Transformers)"),
+                       Option(ts.CHUNKED_LOSS, "A blocchi (CEWithChunkedOutputLoss di torchtune)"),
+                       Option(ts.FUSED_LOSS, "Fusa con la testa (Liger FusedLinearCrossEntropy)")),
+              help="I logit in fp32 e il loro gradiente sono spesso il picco con vocabolari grandi."),
+        Field(id="accumulation_steps", label="Passi di accumulo", default="1", group="Attivazioni", modes=on,
+              maximum=Decimal(100_000), help="Con più di uno i gradienti restano in memoria anche nel forward."),
+        Field(id="tensor_parallel", label="Parallelismo tensoriale", default="1", unit="GPU",
+              group="Partizionamento", modes=on, maximum=Decimal(1024),
+              help="Divide pesi, gradienti, stati e attivazioni; le GPU sopra sono TP × parallelismo dei dati."),
+        *shape_fields,
+    )
