@@ -86,6 +86,8 @@ OPTIMIZERS: dict[str, Optimizer] = {
                              source="one kernel per tensor list, no intermediate copies"),
     "adamw_8bit": Optimizer("AdamW a 8 bit (bitsandbytes)", 0, eight_bit=2,
                             source="bitsandbytes/optim/optimizer.py, Optimizer8bit: uint8 states, absmax per 256"),
+    "paged_adamw": Optimizer("AdamW paginato (bitsandbytes, stati fp32)", 2, paged=True,
+                             source="bitsandbytes PagedAdamW: 32-bit states in cudaMallocManaged pages"),
     "paged_adamw_8bit": Optimizer("AdamW a 8 bit paginato (bitsandbytes)", 0, eight_bit=2, paged=True,
                                   source="bitsandbytes: states in cudaMallocManaged pages"),
     "adafactor": Optimizer("Adafactor (Transformers)", 0, factored=True,
@@ -105,6 +107,7 @@ class Model:
     matrices: int  # weights of the layers' linear matrices (what bitsandbytes quantises; autocast casts)
     largest_tensor: int  # the largest single weight (the embedding, usually): what a per-tensor step holds
     head: int  # the output layer's weights (its gradient is the first to appear in backward)
+    layers: int = 1  # transformer blocks: ZeRO-3/FSDP gathers one (and prefetches the next) at a time
     factored_values: int = 0  # Adafactor: rows + columns of every matrix, plus every vector's values
 
 
@@ -123,6 +126,8 @@ class Training:
     zero_stage: int = 0
     data_parallel: int = 1
     offload_optimizer: bool = False  # optimizer states and master copy in CPU memory (ZeRO-Offload, FSDP)
+    offload_parameters: bool = False  # the weights too (ZeRO-3 offload_param, FSDP CPUOffload): only the layers
+    # being gathered are on the GPU
 
 
 @dataclass(frozen=True)
@@ -185,9 +190,10 @@ def weight_bytes(model: Model, training: Training) -> Decimal:
         per = training.quantised.bytes_per_weight()
         base = model.matrices * per + (model.parameters - model.matrices) * 2
         return base + training.trainable * adapter_bytes(training)
-    stored = 4 if training.precision in (AUTOCAST, FP32) else 2
-    if training.method in ADAPTERS:
+    if training.method in ADAPTERS:  # the frozen base is loaded in 16 bit (torch_dtype=bfloat16) unless fp32
+        stored = 4 if training.precision == FP32 else 2
         return Decimal(model.parameters * stored + training.trainable * adapter_bytes(training))
+    stored = 4 if training.precision in (AUTOCAST, FP32) else 2
     return Decimal(model.parameters * stored)
 
 
@@ -240,7 +246,19 @@ def autocast_copies(model: Model, training: Training) -> Decimal:
     (a frozen quantised base, or 16-bit weights, need none)."""
     if training.precision != AUTOCAST or training.quantised is not None or training.method in ADAPTERS:
         return Decimal(0)
+    if training.zero_stage >= 3:  # FSDP and ZeRO-3 gather 16-bit copies layer by layer (``gathered``)
+        return Decimal(0)
     return Decimal(2 * model.matrices)
+
+
+def gathered(model: Model, training: Training) -> Decimal:
+    """ZeRO-3 and FSDP gather each block's 16-bit weights whole before using it, and prefetch the next: two
+    blocks' worth beyond the shard (DeepSpeed's estimators count the largest layer the same way)."""
+    if training.zero_stage < 3 and not training.offload_parameters:
+        return Decimal(0)
+    per_block = Decimal(model.matrices) / max(model.layers, 1)
+    bytes_per = training.quantised.bytes_per_weight() if training.quantised is not None else 2
+    return 2 * per_block * bytes_per
 
 
 def loss_buffers(acts: Activations) -> tuple[Decimal, Decimal]:
@@ -249,8 +267,8 @@ def loss_buffers(acts: Activations) -> tuple[Decimal, Decimal]:
     Transformers upcasts the 16-bit logits to fp32 and the cross-entropy keeps its fp32 log-softmax: logits +
     8 bytes per logit while the loss is computed. The trainer then drops the outputs, so backward starts from the
     saved log-softmax, the gradient it receives and the one it makes: 12 bytes per logit. A chunked loss
-    (torchtune's CEWithChunkedOutputLoss) upcasts one of 8 chunks at a time; a fused one (Liger) never makes
-    the logits.
+    (torchtune's CEWithChunkedOutputLoss, compiled) keeps the 16-bit chunks and upcasts one of 8 at a time,
+    forward and backward; a fused one (Liger) never makes the logits.
     """
     n = Decimal(acts.tokens_vocab)
     if acts.loss == FUSED_LOSS:
@@ -258,22 +276,26 @@ def loss_buffers(acts: Activations) -> tuple[Decimal, Decimal]:
     if not acts.upcast:  # the log-softmax in the logits' own precision
         p = acts.logits / n if n else Decimal(0)
         return acts.logits + p * n, 3 * p * n
-    if acts.loss == CHUNKED_LOSS:
-        return acts.logits + 4 * n + 4 * n / LOSS_CHUNKS, 4 * n + 8 * n / LOSS_CHUNKS
+    if acts.loss == CHUNKED_LOSS:  # the 16-bit chunks are kept, and each is upcast (and its gradient made) alone
+        return acts.logits + 8 * n / LOSS_CHUNKS, acts.logits + 12 * n / LOSS_CHUNKS
     return acts.logits + 8 * n, 12 * n
 
 
 def step(model: Model, training: Training, acts: Activations) -> Step:
     """Each phase of one step, in bytes per GPU, after ZeRO's sharding over the data-parallel GPUs."""
     dp, stage = training.data_parallel, training.zero_stage
-    weights = weight_bytes(model, training) / (dp if stage >= 3 else 1)
+    weights = (Decimal(0) if training.offload_parameters else weight_bytes(model, training) / (dp if stage >= 3 else 1))
+    weights += gathered(model, training)
     full_grads = Decimal(training.trainable * gradient_bytes(training)) / (dp if stage >= 2 else 1)
+    if training.offload_optimizer:  # the gradients follow the optimizer to the CPU, a bucket at a time
+        full_grads = min(full_grads, Decimal(min(model.largest_tensor, training.trainable) * gradient_bytes(training)))
     states = optimizer_bytes(model, training) / (dp if stage >= 1 else 1)
     spec = OPTIMIZERS[training.optimizer]
     on_cpu = states if training.offload_optimizer else Decimal(0)
     paged = states if spec.paged and not training.offload_optimizer else Decimal(0)
     resident = Decimal(0) if training.offload_optimizer or spec.paged else states
-    temporaries = Decimal(0) if training.offload_optimizer else step_temporaries(model, training)
+    temporaries = Decimal(0) if training.offload_optimizer else \
+        step_temporaries(model, training) / (dp if stage >= 1 and not training.optimizer_in_backward else 1)
     copies = autocast_copies(model, training) / (dp if stage >= 3 else 1)
     per_tensor = Decimal(min(model.largest_tensor, training.trainable) * gradient_bytes(training))
     grads = per_tensor if training.optimizer_in_backward else full_grads
@@ -323,12 +345,15 @@ class Overheads:
 OVERHEADS = Overheads()
 
 
-def shown(allocated: Decimal, paged: Decimal, gpus: int, overheads: Overheads = OVERHEADS) \
-        -> tuple[Decimal, Decimal, Decimal]:
-    """(low, expected, high) bytes ``nvidia-smi`` shows for a step whose allocated peak is ``allocated``."""
+def shown(allocated: Decimal, paged: Decimal, gpus: int, card: Decimal | None = None,
+          overheads: Overheads = OVERHEADS) -> tuple[Decimal, Decimal, Decimal]:
+    """(low, expected, high) bytes ``nvidia-smi`` shows for a step whose allocated peak is ``allocated``. Paged
+    states are resident only while the card has room (the driver moves their pages to CPU memory when it has
+    not), so they count up to the ``card``'s free memory."""
     out = []
     for i in range(3):
         reserved = allocated * (1 + overheads.reserve_fraction[i])
         extra = overheads.context_gib[i] + (overheads.nccl_gib[i] if gpus > 1 else 0)
-        out.append(reserved + paged + extra * BYTES_PER_GIB)
+        used = reserved + extra * BYTES_PER_GIB
+        out.append(used + (min(paged, max(card - used, Decimal(0))) if card is not None else paged))
     return out[0], out[1], out[2]

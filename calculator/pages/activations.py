@@ -23,12 +23,15 @@ from ..llm.activation_memory import (
     LLAMA_NORM,
     MAX_SEQUENCE,
     NONE,
+    OFFLOAD,
     RELU,
     SELECTIVE,
+    SELECTIVE_OP,
     T5_NORM,
     Shape,
     estimate,
     largest_layer,
+    rebuilt_layer,
 )
 from ..llm.architectures import GATED, PLAIN
 from ..llm.catalogue import ACTIVATIONS, model
@@ -46,6 +49,24 @@ COMPONENTS = {
     "input": "Front-end audio dell'encoder",
     "logits": "Logit e cross-entropy",
 }
+
+
+CHECKPOINT_LABELS = {
+    NONE: "Nessuno",
+    FULL: "gradient_checkpointing di Transformers (completo: l'input di ogni strato, uno strato ricostruito)",
+    SELECTIVE: "Selettivo di Megatron (ricalcola solo i punteggi dell'attenzione)",
+    SELECTIVE_OP: "Selettivo per operazione di torchtitan (conserva i prodotti matriciali alterni)",
+    OFFLOAD: "Completo con gli input su CPU (offload_activations di torchtune)",
+}
+
+
+def checkpointing_field(group: str, modes: tuple[str, ...] = ()) -> Field:
+    """Checkpointing named as the frameworks name it; the values of old links (selettivo, completo) kept."""
+    return Field(id="checkpointing", label="Checkpointing delle attivazioni", default=NONE, kind=Kind.CHOICE,
+                 group=group, modes=modes, options=tuple(Option(key, label) for key, label in CHECKPOINT_LABELS.items()),
+                 help="Completo: Transformers conserva l'input di ogni strato e nel backward ricostruisce uno strato"
+                      " alla volta, che si aggiunge al picco. Il selettivo di Megatron ricalcola solo i punteggi"
+                      " s × s: con FlashAttention non cambia nulla, perché non sono mai conservati.")
 
 
 def shape_of(values: Values) -> Shape:
@@ -84,6 +105,7 @@ def compute(values: Values) -> Outputs:
         "per_micro_batch_gib": total / BYTES_PER_GIB,
         "per_layer_mb": per_layer / BYTES_PER_MB,
         "layers_gb": (total - parts["logits"]) / BYTES_PER_GB,
+        "rebuilt_gb": rebuilt_layer(shape) / BYTES_PER_GB,
         "logits_gb": parts["logits"] / BYTES_PER_GB,
         **{f"part_{key}_gb": value / BYTES_PER_GB for key, value in parts.items()},
     }
@@ -245,11 +267,7 @@ CALCULATOR = Calculator(
                    " solo una."),
         Field(id="dropout", label="Dropout attivo", default="", kind=Kind.FLAG, group="Addestramento",
               help="Con il dropout si conservano anche le maschere (1 byte per valore)."),
-        Field(id="checkpointing", label="Checkpointing delle attivazioni", default=NONE, kind=Kind.CHOICE,
-              group="Risparmio di memoria",
-              options=(Option(NONE, "Nessuno"), Option(SELECTIVE, "Selettivo (ricalcola l'attenzione)"),
-                       Option(FULL, "Completo (conserva solo l'input di ogni strato)")),
-              help="Korthikanti et al. 2022: il selettivo ricalcola solo i punteggi dell'attenzione."),
+        checkpointing_field("Risparmio di memoria"),
         Field(id="tensor_parallel", label="Parallelismo tensoriale", default="1", unit="GPU",
               group="Risparmio di memoria", maximum=Decimal(1024),
               help="GPU tra cui si dividono le matrici di ogni strato (t)."),
@@ -266,6 +284,9 @@ CALCULATOR = Calculator(
                help="In un encoder–decoder, il più grande tra uno strato dell'encoder e uno del decoder (con la"
                     " cross-attention)."),
         Result("layers_gb", "Tutti gli strati", "GB", primary=False),
+        Result("rebuilt_gb", "Strato ricostruito nel backward", "GB", primary=False,
+               help="Con il checkpointing completo, per operazione o con offload: le attivazioni di uno strato, che"
+                    " si aggiungono a quelle conservate durante il backward."),
         Result("logits_gb", "Logit e cross-entropy", "GB", primary=False,
                help="b · s · vocabolario valori (più gli input della normalizzazione finale e della testa):"
                     " grande con vocabolari da 128k–256k token."),

@@ -113,7 +113,13 @@ def compute(values: Values) -> Outputs:
         everything = int(base) + added
         peft = (f"trainable params: {trainable_count:,d} || all params: {everything:,d}"
                 f" || trainable%: {100 * trainable_count / everything:.4f}")
+    chosen = {name for name in MODULES if values.get(name) is True}
+    targets = "tutti" if {"q_proj", "v_proj", "down_proj"} <= chosen or "gate_up_proj" in chosen else \
+        "attenzione" if {"q_proj", "k_proj", "v_proj", "o_proj"} <= chosen or "qkv_proj" in chosen else "qv"
     return {
+        # What the VRAM page's step convention reads (its method, its set of targets, its MLP choice).
+        "vram_method": "dora" if values.get("use_dora") is True else "lora", "vram_targets": targets,
+        "vram_mlp": PLAIN if values.get("mlp_layout") == PLAIN else GATED,
         "trainable_parameters": Decimal(trainable_count),
         "trainable_percent": share,
         "peft_printout": peft,
@@ -130,7 +136,7 @@ def check(values: Values) -> dict[str, str]:
     if kv_heads > heads or heads % kv_heads:
         errors["kv_heads"] = (f"Teste chiave/valore: devono dividere esattamente le {format_integer(heads)}"
                               " teste di attenzione.")
-    chosen = {name for name in MODULES if values[name] is True}
+    chosen = {name for name in MODULES if values.get(name) is True}
     if not chosen and not integer(values, "num_labels"):
         errors["q_proj"] = "Scegli almeno un modulo da adattare."
     fused = values["attention_layout"] == FUSED_QKV
@@ -265,8 +271,14 @@ CALCULATOR = Calculator(
     compute=compute,
     check=check,
     feeds=(
-        Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con lo stesso numero di parametri",
-             {"parameters_billion": "total_parameters_billion"}),
+        Feed("vram", "vram-addestramento-llm",
+             "Calcolatore della VRAM, per il picco di un passo con questi adattatori e questo modello",
+             {"parameters_billion": "total_parameters_billion", "lora_trainable": "trainable_parameters",
+              "method": "vram_method", "lora_targets": "vram_targets", "rank": "rank", "mlp": "vram_mlp",
+              **{key: key for key in ("layers", "decoder_layers", "hidden_size", "intermediate_size",
+                                      "attention_heads", "kv_heads", "head_dim", "experts",
+                                      "shared_intermediate_size", "vocab_size")}},
+             {"convention": "passo"}),
     ),
     presets=_lora_presets(),
     examples={

@@ -348,7 +348,7 @@ CALCULATOR = Calculator(
         Field(id="offload_optimizer", label="Ottimizzatore su CPU (offload_optimizer)", default="", kind=Kind.FLAG,
               group="DeepSpeed", modes=(DEEPSPEED, STEP), help="Stati dell'ottimizzatore e copia fp32 nella RAM della CPU."),
         Field(id="offload_param", label="Pesi su CPU (offload_param, solo ZeRO-3)", default="", kind=Kind.FLAG,
-              group="DeepSpeed", modes=(DEEPSPEED,), help="Anche i pesi a 16 bit nella RAM della CPU."),
+              group="DeepSpeed", modes=(DEEPSPEED, STEP), help="Anche i pesi a 16 bit nella RAM della CPU."),
         Field(id="zero_init", label="zero_init (modello creato già partizionato)", default="on", kind=Kind.FLAG,
               group="DeepSpeed", modes=(DEEPSPEED,),
               help="Senza zero_init ogni processo carica il modello intero nella RAM della CPU."),

@@ -16,14 +16,13 @@ from ..llm.activation_memory import (
     FLASH,
     FULL,
     NONE,
-    OFFLOAD,
     SELECTIVE,
-    SELECTIVE_OP,
     Shape,
 )
 from ..llm.architectures import GATED, Architecture
 from ..llm.lora_adapters import LoraSetup, trainable
 from ..llm.units import BYTES_PER_GB, BYTES_PER_GIB
+from .activations import checkpointing_field
 
 STEP = "passo"
 TARGETS = {
@@ -31,13 +30,6 @@ TARGETS = {
     "attenzione": ("Tutta l'attenzione (q, k, v, o)", frozenset({"q_proj", "k_proj", "v_proj", "o_proj"})),
     "tutti": ("Tutti i lineari (all-linear: attenzione e MLP)",
               frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"})),
-}
-CHECKPOINT_LABELS = {
-    NONE: "Nessuno",
-    FULL: "gradient_checkpointing di Transformers (completo: l'input di ogni strato, uno strato ricostruito)",
-    SELECTIVE: "Selettivo di Megatron (ricalcola solo i punteggi dell'attenzione)",
-    SELECTIVE_OP: "Selettivo per operazione di torchtitan (conserva i prodotti matriciali alterni)",
-    OFFLOAD: "Completo con gli input su CPU (offload_activations di torchtune)",
 }
 
 
@@ -127,7 +119,8 @@ def read(values: Values) -> StepInput:
         gradient_bytes=4 if values.get("gradient_precision") == "32" else 2, quantised=quantised,
         optimizer_in_backward=values.get("optimizer_in_backward") is True,
         accumulating=integer(values, "accumulation_steps") > 1, zero_stage=int(str(values["zero_stage"])),
-        data_parallel=max(integer(values, "gpus") // t, 1), offload_optimizer=values.get("offload_optimizer") is True)
+        data_parallel=max(integer(values, "gpus") // t, 1), offload_optimizer=values.get("offload_optimizer") is True,
+        offload_parameters=values.get("offload_param") is True)
     return StepInput(parameters, shape_of(values, arch, precision), arch, training, str(values["loss"]),
                      number(values, "gpu_memory_gb") * BYTES_PER_GB, integer(values, "gpus"), t)
 
@@ -139,6 +132,7 @@ def model_of(given: StepInput) -> ts.Model:
     factored = sum((r + c) * n for r, c, n in matrices) + vectors
     return ts.Model(parameters=given.parameters // t, matrices=layer_matrices(arch) // t,
                     largest_tensor=arch.largest_layer() // t, head=arch.vocab * arch.hidden // t,
+                    layers=arch.layers + arch.decoder_layers,
                     factored_values=factored // t)
 
 
@@ -148,7 +142,7 @@ def evaluate_step(given: StepInput, micro_batch: int | None = None) -> ts.Step:
 
 
 def shown_of(given: StepInput, result: ts.Step) -> tuple[Decimal, Decimal, Decimal]:
-    return ts.shown(result.allocated, result.paged, given.gpus)
+    return ts.shown(result.allocated, result.paged, given.gpus, given.gpu_bytes)
 
 
 def largest_micro_batch(given: StepInput) -> int:
@@ -273,7 +267,10 @@ def check(values: Values) -> dict[str, str]:
     if method in ts.ADAPTERS and values.get("gradient_precision") == "32" and precision == ts.MIXED:
         errors["gradient_precision"] = ("Precisione dei gradienti: con LoRA gli adattatori sono già in fp32 e i"
                                         " loro gradienti pure; lascia 16 bit o scegli autocast.")
-    if optimizer == "paged_adamw_8bit" and values.get("offload_optimizer") is True:
+    if values.get("offload_param") is True and values.get("offload_optimizer") is not True:
+        errors["offload_param"] = ("Pesi su CPU: DeepSpeed e FSDP spostano i pesi sulla CPU solo insieme agli stati"
+                                   " dell'ottimizzatore; attiva anche «Ottimizzatore su CPU».")
+    if optimizer.startswith("paged") and values.get("offload_optimizer") is True:
         errors["offload_optimizer"] = ("Ottimizzatore su CPU: gli stati paginati di bitsandbytes vivono già nella"
                                        " memoria unificata; non si combinano con l'offload di DeepSpeed.")
     if values.get("optimizer_in_backward") is True and int(str(values["zero_stage"])) >= 2:
@@ -346,11 +343,7 @@ def fields(shape_fields: tuple[Field, ...]) -> tuple[Field, ...]:
         Field(id="attention", label="Attenzione", default=FLASH, kind=Kind.CHOICE, group="Attivazioni", modes=on,
               options=(Option(FLASH, "FlashAttention / SDPA"), Option(EAGER, "Eager (matrice s × s)")),
               help="attn_implementation di Transformers."),
-        Field(id="checkpointing", label="Checkpointing delle attivazioni", default=NONE, kind=Kind.CHOICE,
-              group="Attivazioni", modes=on,
-              options=tuple(Option(key, label) for key, label in CHECKPOINT_LABELS.items()),
-              help="Con FlashAttention il selettivo di Megatron non cambia nulla: i punteggi non sono mai"
-                   " conservati."),
+        checkpointing_field("Attivazioni", on),
         Field(id="loss", label="Loss", default=ts.STANDARD_LOSS, kind=Kind.CHOICE, group="Attivazioni", modes=on,
               options=(Option(ts.STANDARD_LOSS, "Cross-entropy sui logit interi (Transformers)"),
                        Option(ts.CHUNKED_LOSS, "A blocchi (CEWithChunkedOutputLoss di torchtune)"),

@@ -48,7 +48,13 @@ def test_accumulation_gives_the_vram_page_gigabytes(unit: str, a: str, gb: str) 
 
 def test_a_link_that_cannot_carry_its_value_is_not_offered() -> None:
     assert "vram" not in answer(LORA, {"total_parameters_billion": ""})["links"]  # type: ignore[operator]
-    assert parse_qs(answer(LORA, {})["links"]["vram"][1:]) == {"parameters_billion": ["6,74"]}  # type: ignore[index]
+    carried = parse_qs(answer(LORA, {})["links"]["vram"][1:])  # type: ignore[index]
+    # Issue 21: the LoRA page opens the VRAM page's step convention with its method, rank, targets, exact count and
+    # the model's shape.
+    assert {k: v[0] for k, v in carried.items() if k in ("parameters_billion", "convention", "method", "rank",
+                                                          "lora_trainable", "lora_targets", "layers")} == {
+        "parameters_billion": "6,74", "convention": "passo", "method": "lora", "rank": "8",
+        "lora_trainable": "4194304", "lora_targets": "qv", "layers": "32"}
     assert parse_qs(answer(VRAM, {})["links"]["lora"][1:]) == {"total_parameters_billion": ["7"]}  # type: ignore[index]
 
 
