@@ -28,7 +28,7 @@ from . import vram_step
 from .activations import CALCULATOR as ACTIVATIONS_PAGE
 from .gpu_fields import fit_verdict, gpu_memory_field, gpu_presets, reserve_field
 from .model_fields import shape_field
-from .presets import presets_for
+from .presets import field_texts, presets_for
 from .vram_step import STEP
 
 ARTICLE, DEEPSPEED = "zero", "deepspeed"
@@ -36,6 +36,9 @@ SHAPE_GROUP = "Forma del modello (per Adafactor)"
 SHAPE_FIELDS = ("layers", "hidden_size", "intermediate_size", "attention_heads", "kv_heads", "head_dim", "vocab_size",
                 "experts")
 DEFAULT_MODEL = model("llama-2-7b")
+LLAMA_31_8B = {key: value for key, value in field_texts(model("llama-3.1-8b")).items()
+               if key in (*SHAPE_FIELDS, "parameters_billion", "tied_embeddings", "mlp", "norms", "activation_impl",
+                          "softmax_fp32", "loss_fp32")}
 
 
 ZERO_STAGES = {
@@ -442,6 +445,26 @@ CALCULATOR = Calculator(
         "hf_sgd": {"optimizer": "sgd_momentum", "gradient_precision": "32"},
         "hf_adamw": {"gradient_precision": "32"},
         "adafactor": {"optimizer": "adafactor"},
+        # The step convention. The issue's question: QLoRA r=16 on every linear layer of Llama 3.1 8B, 2048 tokens,
+        # micro-batch 2, Transformers' gradient checkpointing, on a 24 GB card.
+        "passo_qlora_8b": {**LLAMA_31_8B, "convention": STEP, "method": "qlora", "rank": "16", "lora_targets": "tutti",
+                           "precision_mode": "autocast", "sequence_length": "2048", "micro_batch": "2",
+                           "checkpointing": "completo", "gpu_memory_gb": "25,769804"},
+        "passo_qlora_8b_senza": {**LLAMA_31_8B, "convention": STEP, "method": "qlora", "rank": "16",
+                                 "lora_targets": "tutti", "precision_mode": "autocast", "sequence_length": "2048",
+                                 "micro_batch": "2", "gpu_memory_gb": "25,769804"},
+        # Full fine-tuning in pure bf16 (torchtune's default) on an 80 GB card, with and without the step in backward.
+        "passo_bf16_8b": {**LLAMA_31_8B, "convention": STEP, "precision_mode": "bf16", "checkpointing": "completo",
+                          "loss": "a_blocchi"},
+        "passo_bf16_8b_bwd": {**LLAMA_31_8B, "convention": STEP, "precision_mode": "bf16", "checkpointing": "completo",
+                              "loss": "a_blocchi", "optimizer_in_backward": "on"},
+        # The seed's rule in the step convention: Llama 2 7B, mixed precision, 2048 tokens, no checkpointing.
+        "passo_predefinito": {"convention": STEP},
+        "passo_lunga": {**LLAMA_31_8B, "convention": STEP, "precision_mode": "bf16", "checkpointing": "completo",
+                        "sequence_length": "32768", "gpus": "8", "zero_stage": "3"},
+        "passo_lunga_blocchi": {**LLAMA_31_8B, "convention": STEP, "precision_mode": "bf16",
+                                "checkpointing": "completo", "sequence_length": "32768", "gpus": "8",
+                                "zero_stage": "3", "loss": "a_blocchi"},
         # DeepSpeed's documentation: t5-3b (2851M parameters, largest layer 32M) on one node of 8 GPUs.
         "ds_t5_3b": {"convention": DEEPSPEED, "parameters_billion": "2,851", "largest_layer_million": "32",
                      "gpus": "8", "zero_stage": "3", "activation_gb": "0"},

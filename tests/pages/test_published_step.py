@@ -96,3 +96,16 @@ def test_median_error_of_the_allocated_figures() -> None:
               if kind(c) == "max_memory_allocated" and c["name"] not in DIVERGENCES]
     assert len(errors) >= 20
     assert median(errors) < Decimal("0.10")
+
+
+def test_the_article_states_the_measured_error() -> None:
+    """The article's table of published runs is the one these cases give (re-run the summary when they change)."""
+    from pathlib import Path
+
+    from tests.pages.published_summary import error, rows
+
+    article = (Path(__file__).resolve().parents[2] / "docs" / "vram-addestramento-llm.md").read_text()
+    for row in rows():
+        assert "| " + " | ".join(str(cell) for cell in row) + " |" in article, row
+    assert f"Abbiamo raccolto {len(CASES)} picchi" in article
+    assert f"l'errore mediano è {median(abs(error(c)) for c in CASES) * 100:.0f} %" in article
