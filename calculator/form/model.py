@@ -286,6 +286,7 @@ class Calculator:
     order: int = 100  # place among the site's calculators (home cards, "Da provare dopo"); then by id
     feeds: tuple[Feed, ...] = ()  # links that open a sibling with this calculator's results filled in
     tables: Mapping[str, Callable[[], Table]] = field(default_factory=dict)  # the article's generated tables
+    chart_after: str = ""  # a result id: the chart sits in the results column after it, in view while editing
 
     def mode(self, values: Mapping[str, object]) -> str:
         """The current mode ('' for calculators without modes)."""

@@ -158,6 +158,13 @@ def _results(calc: Calculator, evaluation: Evaluation) -> str:
     shown = [r for r in calc.results if r.format is not Format.CODE]
     rows = "".join(_result_row(r, evaluation.results.get(r.id, BLANK), mode) for r in shown)
     chart = f'<div class="calc__chart" data-chart>{evaluation.chart}</div>' if calc.chart else ""
+    if chart and calc.chart_after:  # beside the verdict, in the sticky results column
+        ids = [r.id for r in shown]
+        cut = ids.index(calc.chart_after) + 1
+        first, rest = (("".join(_result_row(r, evaluation.results.get(r.id, BLANK), mode) for r in part))
+                       for part in (shown[:cut], shown[cut:]))
+        rows = f'{first}</dl>{chart}<dl class="calc__outputs">{rest}'
+        chart = ""
     more = chart + _snippets(calc, evaluation)
     return (
         f'<section class="calc__results" aria-labelledby="{_a(calc.id)}--titolo-risultati">'
@@ -207,14 +214,19 @@ def _snippets(calc: Calculator, evaluation: Evaluation) -> str:
     if not snippets:
         return ""
     label, done, failed = ACTIONS["copy_code"]
+    mode = evaluation.mode
     blocks = "".join(
-        f'<div class="calc__snippet"><h3 class="calc__snippet-title" id="{_a(calc.id)}--{_a(r.id)}">{_t(r.label)}</h3>'
+        f'<div class="calc__snippet"{_modes(r.modes, mode)}>'
+        f'<h3 class="calc__snippet-title" id="{_a(calc.id)}--{_a(r.id)}">{_t(r.label)}</h3>'
         f'<pre><code data-output="{_a(r.id)}">{_t(evaluation.results.get(r.id, ""))}</code></pre>'
         f'<button type="button" class="md-button calc__action" data-copy="{_a(r.id)}" data-done="{_a(done)}"'
         f' data-failed="{_a(failed)}" aria-describedby="{_a(calc.id)}--{_a(r.id)}">{_t(label)}</button></div>'
         for r in snippets
     )
-    return f'<div class="calc__snippets"><h3 class="calc__title">Configurazione pronta da incollare</h3>{blocks}</div>'
+    # The heading goes with the snippets: hidden in the modes that have none.
+    every = () if any(not r.modes for r in snippets) else tuple(sorted({m for r in snippets for m in r.modes}))
+    return (f'<div class="calc__snippets"{_modes(every, mode)}><h3 class="calc__title">Configurazione pronta da'
+            f' incollare</h3>{blocks}</div>')
 
 
 def _presets(calc: Calculator, mode: str) -> dict[str, str]:

@@ -81,43 +81,48 @@ def bars(title: str, rows: Sequence[tuple[str, Decimal]], unit: str, highlight: 
 
 def phase_bars(title: str, components: Sequence[str], rows: Sequence[tuple[str, Sequence[Decimal]]], unit: str,
                limit: Decimal | None = None, limit_label: str = "") -> str:
-    """One stacked bar per row (a phase), its parts in the order of ``components``, on one scale; a dashed line
-    marks ``limit`` (the card's memory), so that a bar that crosses it is seen to."""
+    """One stacked bar per row (a phase) under its label and total, parts in the order of ``components``, on one
+    scale; a dashed line marks ``limit`` (the card's memory), so that a bar that crosses it is seen to. Narrow
+    (it sits beside the results), with a legend of one entry per line."""
+    width, row, bar = 250, 50, 22
     top = max([sum(parts, Decimal(0)) for _, parts in rows] + [limit or Decimal(0)])
-    label_width, row, room = 150, 30, Decimal(WIDTH - 150 - 90)
-    legend_top = row * len(rows) + 12
-    height = legend_top + LEGEND_ROW * ((len(components) + 1) // 2) + 4
-    description = "; ".join(
-        f"{label}: {format_decimal(sum(parts, Decimal(0)))} {unit}" for label, parts in rows)
+    room = Decimal(width - 4)
+    legend_top = row * len(rows) + 10
+    height = legend_top + LEGEND_ROW * len(components) + 4
+    description = "; ".join(f"{label}: {format_decimal(sum(parts, Decimal(0)))} {unit}" for label, parts in rows)
     if limit is not None:
         description += f"; {limit_label}: {format_decimal(limit)} {unit}"
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="calc-chart" viewBox="0 0 {WIDTH} {height}"'
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="calc-chart" viewBox="0 0 {width} {height}"'
         f' role="img" aria-labelledby="calc-chart-title calc-chart-desc">',
         f'<title id="calc-chart-title">{escape(title)}</title>',
         f'<desc id="calc-chart-desc">{escape(description)}</desc>',
     ]
     for index, (label, parts) in enumerate(rows):
-        y, x = index * row + 4, Decimal(label_width)
-        out.append(f'<text x="0" y="{y + 19}">{escape(label)}</text>')
-        for part, value in enumerate(parts):
-            width = value / top * room if top > 0 else Decimal(0)
-            if width > 0:
-                out.append(f'<rect class="calc-part-{part}" x="{_n(x)}" y="{y}" width="{_n(width)}"'
-                           f' height="{row - 8}"><title>{escape(components[part])}: {escape(format_decimal(value))}'
-                           f" {escape(unit)}</title></rect>")
-            x += width
+        y, x = index * row, Decimal(0)
         total = sum(parts, Decimal(0))
-        out.append(f'<text x="{_n(x + 6)}" y="{y + 19}">{escape(format_decimal(total))} {escape(unit)}</text>')
+        out.append(f'<text x="0" y="{y + 17}">{escape(label)}: {escape(format_decimal(total))} {escape(unit)}</text>')
+        for part, value in enumerate(parts):
+            share = value / top * room if top > 0 else Decimal(0)
+            if share > 0:
+                out.append(f'<rect class="calc-part-{part}" x="{_n(x)}" y="{y + 22}" width="{_n(share)}"'
+                           f' height="{bar}"><title>{escape(components[part])}: {escape(format_decimal(value))}'
+                           f" {escape(unit)}</title></rect>")
+            x += share
     if limit is not None and top > 0:
-        x = label_width + limit / top * room
-        out.append(f'<line class="calc-limit" x1="{_n(x)}" y1="0" x2="{_n(x)}" y2="{row * len(rows)}"'
-                   ' stroke="currentColor" stroke-width="2" stroke-dasharray="6 4">'
+        x = limit / top * room
+        out.append(f'<line class="calc-limit" x1="{_n(x)}" y1="18" x2="{_n(x)}" y2="{row * len(rows)}"'
+                   ' stroke="currentColor" stroke-width="2" stroke-dasharray="5 4">'
                    f"<title>{escape(limit_label)}: {escape(format_decimal(limit))} {escape(unit)}</title></line>")
     for index, label in enumerate(components):
-        x, y = (index % 2) * (WIDTH // 2), legend_top + LEGEND_ROW * (index // 2)
-        out.append(f'<rect class="calc-part-{index}" x="{x}" y="{y}" width="14" height="14"/>'
-                   f'<text x="{x + 22}" y="{y + 12}">{escape(label)}</text>')
+        y = legend_top + LEGEND_ROW * index
+        out.append(f'<rect class="calc-part-{index}" x="0" y="{y}" width="14" height="14"/>'
+                   f'<text x="22" y="{y + 12}">{escape(label)}</text>')
+    if limit is not None:
+        y = legend_top + LEGEND_ROW * len(components)
+        out.append(f'<line x1="0" y1="{y + 7}" x2="14" y2="{y + 7}" stroke="currentColor" stroke-width="2"'
+                   f' stroke-dasharray="5 4"/><text x="22" y="{y + 12}">{escape(limit_label)}</text>')
+        out[0] = out[0].replace(f'0 0 {width} {height}"', f'0 0 {width} {height + LEGEND_ROW}"')
     return "".join([*out, "</svg>"])
 
 

@@ -320,6 +320,7 @@ CALCULATOR = Calculator(
             unit="GB", group="Modello", minimum=Decimal(0), maximum=Decimal(100_000), modes=(ARTICLE, DEEPSPEED),
             help="M = b · A: la stima il calcolatore della memoria delle attivazioni, per micro-batch e per GPU.",
         ),
+        *vram_step.fields(),
         gpu_memory_field(),
         reserve_field(modes=(ARTICLE, DEEPSPEED)),
         Field(
@@ -337,6 +338,7 @@ CALCULATOR = Calculator(
             options=tuple(Option(k, v) for k, v in ZERO_STAGES.items()),
             help="Quali stati del modello DeepSpeed ZeRO (o FSDP) divide tra le GPU.",
         ),
+        vram_step.TENSOR_PARALLEL,
         Field(
             id="nodes", label="Nodi", default="1", group="DeepSpeed", modes=(DEEPSPEED,), maximum=Decimal(100_000),
             help="Macchine tra cui sono divise le GPU (num_nodes): la memoria della CPU è per nodo.",
@@ -367,13 +369,11 @@ CALCULATOR = Calculator(
                      Option(ds.BEFORE_0_14_3, "Precedenti alla 0.14.3 (le tabelle della documentazione)")),
             help="Per ZeRO-2 senza offload la 0.14.3 ha cambiato la stima per GPU: da 4·P + 16·P/N a 2·P + 18·P/N.",
         ),
-        *vram_step.fields((
-            *(replace(shape_field(key, SHAPE_GROUP, DEFAULT_MODEL), modes=(ARTICLE, STEP)) for key in SHAPE_FIELDS),
-            Field(id="tied_embeddings", label="Embedding condivisi con la testa", default="", kind=Kind.FLAG,
-                  group=SHAPE_GROUP, modes=(STEP,), help="tie_word_embeddings: una sola matrice per embedding e"
-                                                         " testa (Gemma, Llama 3.2 1B e 3B)."),
-            *(replace(ACTIVATIONS_PAGE.field(key), group=SHAPE_GROUP, modes=(STEP,)) for key in TRAIT_FIELDS),
-        )),
+        *(replace(shape_field(key, SHAPE_GROUP, DEFAULT_MODEL), modes=(ARTICLE, STEP)) for key in SHAPE_FIELDS),
+        Field(id="tied_embeddings", label="Embedding condivisi con la testa", default="", kind=Kind.FLAG,
+              group=SHAPE_GROUP, modes=(STEP,), help="tie_word_embeddings: una sola matrice per embedding e"
+                                                     " testa (Gemma, Llama 3.2 1B e 3B)."),
+        *(replace(ACTIVATIONS_PAGE.field(key), group=SHAPE_GROUP, modes=(STEP,)) for key in TRAIT_FIELDS),
     ),
     results=(
         Result("per_gpu_gb", "Memoria per GPU", "GB", help="Stati del modello partizionati più le attivazioni.",
@@ -396,8 +396,14 @@ CALCULATOR = Calculator(
                     " un passo, con tutto ciò che cresce col micro-batch (attivazioni, logit, strato ricostruito)."),
         *(Result(f"phase_{phase}_gib", f"Fase: {label}", "GiB", primary=False, modes=(STEP,))
           for phase, label in vram_step.PHASE_LABELS.items()),
-        *(Result(f"peak_{key}_gib", f"Al picco: {label.lower()}", "GiB", primary=False, modes=(STEP,))
-          for key, label in STEP_COMPONENTS.items()),
+        Result("peak_loss_gib", "Al picco: logit e loss", "GiB", primary=False, modes=(STEP,),
+               help="Con vocabolari grandi spesso decide il picco: i logit, la loro copia fp32 e i gradienti."),
+        Result("config_step_hf", "Transformers (TrainingArguments, LoraConfig, BitsAndBytesConfig)",
+               format=Format.CODE, primary=False, modes=(STEP,)),
+        Result("config_step_torchtune", "torchtune (ricetta e override)", format=Format.CODE, primary=False,
+               modes=(STEP,)),
+        Result("config_step_deepspeed", "DeepSpeed (file JSON di configurazione)", format=Format.CODE,
+               primary=False, modes=(STEP,)),
         Result("states_on_cpu_gb", "Stati dell'ottimizzatore nella RAM della CPU", "GB", primary=False, modes=(STEP,)),
         Result("paged_gib", "Stati paginati (fuori da max_memory_allocated)", "GiB", primary=False, modes=(STEP,),
                help="bitsandbytes li alloca in memoria unificata: nvidia-smi li conta, PyTorch no."),
@@ -419,6 +425,7 @@ CALCULATOR = Calculator(
     compute=compute,
     check=check,
     chart=chart,
+    chart_after="advice",
     tables={"ottimizzatori": optimizer_table},
     presets=(*presets_for(VRAM), *gpu_presets()),
     feeds=(

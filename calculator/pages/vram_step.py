@@ -9,6 +9,7 @@ from decimal import ROUND_CEILING, Decimal
 
 from ..form.model import Field, Kind, Option, Outputs, Values, integer, number, optional_number
 from ..form.numbers import format_decimal, format_integer
+from ..llm import step_configs
 from ..llm import training_step as ts
 from ..llm.activation_memory import (
     ACTIVATION_EXTRA,
@@ -235,11 +236,13 @@ def compute(values: Values) -> Outputs:
         "headroom_gb": (given.gpu_bytes - expected) / BYTES_PER_GB,
         "peak_phase": f"Il picco è nel {PHASE_LABELS[peak.name]}.",
         "max_micro_batch": Decimal(largest_micro_batch(given)),
-        "advice": None if fits else advice(given, values, expected),
+        "advice": "Non serve: entra così com'è." if fits else advice(given, values, expected),
         "trainable_parameters": Decimal(given.training.trainable * given.tensor_parallel),
         "states_on_cpu_gb": result.states_on_cpu / BYTES_PER_GB if result.states_on_cpu else None,
         "paged_gib": result.paged / BYTES_PER_GIB if result.paged else None,
     }
+    plan = plan_of(given, values)
+    outputs.update({key: snippet(plan) for key, snippet in step_configs.SNIPPETS.items()})
     for phase in result.phases:
         outputs[f"phase_{phase.name}_gib"] = phase.total / BYTES_PER_GIB
         outputs.update({f"{phase.name}_{key}_gib": value / BYTES_PER_GIB for key, value in phase.parts.items()})
@@ -252,6 +255,19 @@ def compute(values: Values) -> Outputs:
     for key in ts.COMPONENTS:
         outputs[f"peak_{key}_gib"] = peak.parts[key] / BYTES_PER_GIB
     return outputs
+
+
+def plan_of(given: StepInput, values: Values) -> step_configs.StepPlan:
+    training = given.training
+    return step_configs.StepPlan(
+        method=training.method, precision=training.precision, optimizer=training.optimizer,
+        optimizer_in_backward=training.optimizer_in_backward, micro_batch=given.shape.micro_batch,
+        accumulation=integer(values, "accumulation_steps"), sequence=given.shape.sequence,
+        checkpointing=given.shape.checkpointing, loss=given.loss, gpus=training.data_parallel,
+        zero_stage=training.zero_stage, offload_optimizer=training.offload_optimizer,
+        offload_parameters=training.offload_parameters, rank=integer(values, "rank"),
+        targets=str(values["lora_targets"]), quant_type=str(values["quant_type"]),
+        double_quant=values.get("double_quant") is True)
 
 
 def check(values: Values) -> dict[str, str]:
@@ -270,6 +286,14 @@ def check(values: Values) -> dict[str, str]:
     if values.get("offload_param") is True and values.get("offload_optimizer") is not True:
         errors["offload_param"] = ("Pesi su CPU: DeepSpeed e FSDP spostano i pesi sulla CPU solo insieme agli stati"
                                    " dell'ottimizzatore; attiva anche «Ottimizzatore su CPU».")
+    stage = int(str(values["zero_stage"]))
+    if values.get("offload_optimizer") is True and stage == 0:
+        errors["offload_optimizer"] = ("Ottimizzatore su CPU: DeepSpeed lo sposta solo con ZeRO 1, 2 o 3 (FSDP con il"
+                                       " partizionamento completo); scegli uno stadio ZeRO.")
+    if values.get("offload_param") is True and stage != 3:
+        errors["offload_param"] = "Pesi su CPU: l'offload dei pesi esiste solo con ZeRO-3 (o FSDP FULL_SHARD)."
+    if method == ts.FREEZE and integer(values, "trainable_layers") == 0:
+        errors["trainable_layers"] = "Strati addestrati: almeno uno, o non c'è nulla da addestrare."
     if optimizer.startswith("paged") and values.get("offload_optimizer") is True:
         errors["offload_optimizer"] = ("Ottimizzatore su CPU: gli stati paginati di bitsandbytes vivono già nella"
                                        " memoria unificata; non si combinano con l'offload di DeepSpeed.")
@@ -297,8 +321,8 @@ def check(values: Values) -> dict[str, str]:
     return errors
 
 
-def fields(shape_fields: tuple[Field, ...]) -> tuple[Field, ...]:
-    """The convention's own fields (the shape fields, shared with Adafactor's, come from the page)."""
+def fields() -> tuple[Field, ...]:
+    """The convention's own fields (the shape fields, shared with Adafactor's, are the page's)."""
     on = (STEP,)
     return (
         Field(id="method", label="Metodo", default=ts.FULL, kind=Kind.CHOICE, group="Metodo", modes=on,
@@ -351,8 +375,10 @@ def fields(shape_fields: tuple[Field, ...]) -> tuple[Field, ...]:
               help="I logit in fp32 e il loro gradiente sono spesso il picco con vocabolari grandi."),
         Field(id="accumulation_steps", label="Passi di accumulo", default="1", group="Attivazioni", modes=on,
               maximum=Decimal(100_000), help="Con più di uno i gradienti restano in memoria anche nel forward."),
-        Field(id="tensor_parallel", label="Parallelismo tensoriale", default="1", unit="GPU",
-              group="Partizionamento", modes=on, maximum=Decimal(1024),
-              help="Divide pesi, gradienti, stati e attivazioni; le GPU sopra sono TP × parallelismo dei dati."),
-        *shape_fields,
     )
+
+
+TENSOR_PARALLEL = Field(
+    id="tensor_parallel", label="Parallelismo tensoriale", default="1", unit="GPU", group="Partizionamento",
+    modes=(STEP,), maximum=Decimal(1024),
+    help="Divide pesi, gradienti, stati e attivazioni; le GPU sopra sono TP × parallelismo dei dati.")
