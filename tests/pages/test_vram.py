@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from decimal import Decimal
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -102,3 +103,24 @@ def test_chart_with_no_memory_draws_no_bar() -> None:
     answer = respond(request(VRAM, parameters_billion="0,001", activation_gb="0"))
     assert "<svg" in str(answer["chart"])
     ET.fromstring(str(answer["chart"]))
+
+
+# Addresses the VRAM page was opened with before the step convention (the accumulation, activation and LoRA pages'
+# links, and readers' own), with the results they showed then (computed at 67366d0): they open unchanged.
+OLD_LINKS = [
+    ({"activation_gb": "16", "gpus": "4"}, {"per_gpu_gb": "128 GB", "fit": "Non entra in una GPU da 85,9 GB: mancano"
+                                                                        " 44,1 GB."}),
+    ({"parameters_billion": "6,74"}, {"per_gpu_gb": "109,84 GB"}),
+    ({"parameters_billion": "13", "gpus": "8", "zero_stage": "3", "activation_per_sample_gb": "0,5"},
+     {"per_gpu_gb": "28 GB", "max_micro_batch": "115", "fit": "Entra in una GPU da 85,9 GB: restano 55,9 GB oltre la"
+                                                              " riserva."}),
+    ({"optimizer": "adamw_8bit", "gradient_precision": "32", "activation_gb": "0"}, {"per_gpu_gb": "84 GB"}),
+]
+
+
+def test_old_links_open_with_their_values() -> None:
+    for query, expected in OLD_LINKS:
+        answer: dict[str, Any] = respond(request(VRAM, **query))
+        assert answer["mode"] == "zero" and answer["status"] == "ok", query
+        for key, text in expected.items():
+            assert answer["results"][key] == text, (query, key)
