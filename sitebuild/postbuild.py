@@ -1,14 +1,15 @@
 """What follows the Markdown build, whichever tool built it (MkDocs' plugin, Zensical's script).
 
-Theme fixes, the Content-Security-Policy, the service worker, the host header
-files and the precompressed copies, in that order (each step sees the previous
-one's output).
+Theme fixes, the files that change between deploys named by their content, the
+Content-Security-Policy, the service worker, the host header files and the
+precompressed copies, in that order (each step sees the previous one's output).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from .content_names import name_by_content
 from .content_security import add_meta_policy, check_no_inline_styles, policy
 from .host_headers import write_host_headers
 from .leftovers import check_leftovers
@@ -27,6 +28,7 @@ def finish_site(site: Path, *, serving: bool = False) -> None:
     check_leftovers(site)
     check_no_inline_styles(site)
     apply_theme_fixes(site)
+    name_by_content(site)
     csp = policy(site)
     if not serving:
         add_meta_policy(site)

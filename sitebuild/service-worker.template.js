@@ -7,19 +7,44 @@
 // trailing slash or with index.html is redirected to the cached page, and an unknown page gets the site's 404.
 // Everything under assets/ (styles, scripts, the engine): cache first. The cache
 // holds one deploy, whole and consistent; a new deploy brings a new service
-// worker, a new cache and the reload notice.
+// worker, a new cache and the reload notice. The files that change between deploys are named by their content
+// (sitebuild/content_names.py): a newer page served meanwhile names files this cache does not hold, which come
+// from the network, never an older file of the same name.
 
 const CACHE = "__CACHE_NAME__";
 const PRECACHE = __PRECACHE__;
+const IMMUTABLE = new Set(__IMMUTABLE__);
 const CACHE_FIRST = (path) => path.startsWith("assets/");
 const PREFIX = "calcolatori-";
 const NETWORK_TIMEOUT_MS = 4000;
 
-self.addEventListener("install", (event) => {
-  // Fetched past the browser's HTTP cache, so that a deploy is cached whole, never mixed with files of the last one.
-  const requests = PRECACHE.map((path) => new Request(new URL(path, self.registration.scope), { cache: "reload" }));
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(requests)));
-});
+/** Cache this deploy whole. A file named by its content (or under Pyodide's versioned directory) is the same file
+ * in any deploy that names it: taken from an earlier deploy's cache when there. Everything else is fetched past the
+ * browser's HTTP cache, so that a deploy is never mixed with files of the last one. All or nothing. */
+async function precache() {
+  const cache = await caches.open(CACHE);
+  const earlier = (await caches.keys()).filter((name) => name.startsWith(PREFIX) && name !== CACHE);
+  const kept = async (url) => {
+    for (const name of earlier) {
+      const response = await (await caches.open(name)).match(url);
+      if (response) return response;
+    }
+    return undefined;
+  };
+  try {
+    await Promise.all(PRECACHE.map(async (path) => {
+      const url = new URL(path, self.registration.scope);
+      const response = (IMMUTABLE.has(path) && (await kept(url))) || (await fetch(new Request(url, { cache: "reload" })));
+      if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+      await cache.put(url, response);
+    }));
+  } catch (error) {
+    await caches.delete(CACHE);
+    throw error;
+  }
+}
+
+self.addEventListener("install", (event) => event.waitUntil(precache()));
 
 self.addEventListener("activate", (event) => {
   event.waitUntil(
@@ -55,10 +80,9 @@ async function fromCache(request, cache) {
 
 async function networkFirst(request) {
   const cache = await caches.open(CACHE);
-  const network = fetch(request).then(async (response) => {
-    if (response.ok) await cache.put(request, response.clone());
-    return response;
-  });
+  // Not written into the cache: it holds this deploy whole, and a newer page (a deploy this worker does not know)
+  // would name files it does not have.
+  const network = fetch(request);
   network.catch(() => {}); // answered from the cache meanwhile: a late failure is not an error
   const late = new Promise((resolve) => setTimeout(resolve, NETWORK_TIMEOUT_MS, null));
   try {

@@ -13,6 +13,8 @@ import json
 import re
 from pathlib import Path
 
+from .content_names import NAMED_BY_CONTENT
+from .engine import engine_path
 from .precompress import is_precompressed_copy
 
 TEMPLATE = Path(__file__).with_name("service-worker.template.js")
@@ -38,6 +40,13 @@ def precache_paths(site: Path) -> list[str]:
             relative = relative[: -len("index.html")] or "./"
         paths.append(relative)
     return paths
+
+
+def immutable_paths(paths: list[str]) -> list[str]:
+    """The precached files whose address names their content: under the engine's versioned directory, or with
+    a digest in their name (ours, renamed by ``content_names``, and the theme's bundles)."""
+    engine = engine_path() + "/"
+    return [p for p in paths if p.startswith(engine) or NAMED_BY_CONTENT.search(p.rsplit("/", 1)[-1])]
 
 
 def cache_name(site: Path, paths: list[str]) -> str:
@@ -77,6 +86,7 @@ def write_service_worker(site: Path, *, serving: bool = False) -> str:
         TEMPLATE.read_text()
         .replace("__CACHE_NAME__", name)
         .replace("__PRECACHE__", json.dumps(paths, indent=1))
+        .replace("__IMMUTABLE__", json.dumps(immutable_paths(paths), indent=1))
     )
     (site / "sw.js").write_text(script)
     return name

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from calculator import CALCULATORS
 from sitebuild.build import build
+from sitebuild.content_names import engine_build_dir
 from sitebuild.engine import ROOT, pyodide_version
 
 from .chromium import launch_chromium
@@ -290,7 +291,8 @@ def run(
         retarget(site, f"http://127.0.0.1:{port}/")
         shutil.copytree(ROOT / "tools" / "reference", site / "riferimento")
         index = site / "riferimento" / "index.html"
-        index.write_text(index.read_text().replace("__PYODIDE_VERSION__", pyodide_version()))
+        index.write_text(index.read_text().replace("__PYODIDE_VERSION__", pyodide_version())
+                         .replace("__ENGINE_BUILD__", engine_build_dir(site).name))
         fast, slow = serve(site, port=port), serve(site, throttle=THROTTLED)
         report: dict[str, Any] = {"runs": runs, "edits": edits, "loopback": {}, "throttled_40mbit_20ms": {}}
         try:

@@ -152,10 +152,11 @@ def free_port() -> int:
 
 def serve(
     directory: Path, prefix: str = "/", delays: dict[str, float] | None = None, throttle: Throttle | None = None,
-    port: int = 0,
+    port: int = 0, headers: dict[str, str] | None = None,
 ) -> Server:
-    """Serve ``directory`` on a free loopback port, under ``prefix``, with the site's own headers."""
-    attributes = {"prefix": prefix, "site_headers": site_headers(directory), "delays": delays or {},
+    """Serve ``directory`` on a free loopback port (or ``port``), under ``prefix``, with the site's own headers
+    and ``headers`` on every response (a host's own, e.g. GitHub Pages' ``Cache-Control: max-age=600``)."""
+    attributes = {"prefix": prefix, "site_headers": {**site_headers(directory), **(headers or {})}, "delays": delays or {},
                   "throttle": throttle, "link": _Link(throttle.bytes_per_second) if throttle else None}
     handler_class = type("Handler", (_Handler,), attributes)
     handler = functools.partial(handler_class, directory=str(directory))

@@ -64,7 +64,8 @@ def test_bad_input_gets_an_italian_message_beside_the_field(page: Page, server: 
 @pytest.fixture
 def slow_worker_server(site_dir: Path) -> Iterator[Server]:
     """The site, with the engine's worker held back long enough to type while it loads, on any machine."""
-    with serving(site_dir, delays={"engine-worker.mjs": 3.0}) as running:
+    (worker,) = (site_dir / "assets" / "javascripts").glob("engine-worker.*.mjs")
+    with serving(site_dir, delays={worker.name: 3.0}) as running:
         yield running
 
 

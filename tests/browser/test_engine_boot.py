@@ -14,7 +14,8 @@ from ..conftest import Server, Watch, watch_page, watched_context
 from ..support.pages import READY_TIMEOUT, calculator, output
 
 pytestmark = pytest.mark.browser
-SNAPSHOT = "**/engine/*/snapshot.csn1.gz"
+WORKER = re.compile(r"/engine-worker\.[0-9a-f]+\.mjs$")  # named by its content
+SNAPSHOT = "**/engine/*/*/snapshot.csn1.gz"  # Pyodide's version, then our build (named by its content)
 
 
 @pytest.fixture
@@ -57,7 +58,7 @@ def test_stale_snapshot_is_refused(engine_page: Page, server: Server) -> None:
         route.fulfill(response=response, body=response.text().replace('"sha256": "', '"sha256": "0'))
 
     # A lock whose wheel differs from the one the snapshot was made from: the snapshot is stale.
-    engine_page.route("**/engine/*/pyodide-lock.json", other_lock)
+    engine_page.route("**/engine/*/*/pyodide-lock.json", other_lock)
     engine_page.goto(server.url + "accumulo-del-gradiente/")
     form = calculator(engine_page, "accumulo-del-gradiente")
     # The normal boot then verifies the real wheel against that lock, and fails loudly instead of
@@ -67,7 +68,7 @@ def test_stale_snapshot_is_refused(engine_page: Page, server: Server) -> None:
 
 
 def engine_workers(page: Page) -> list[str]:
-    return [worker.url for worker in page.workers if worker.url.endswith("/engine-worker.mjs")]
+    return [worker.url for worker in page.workers if WORKER.search(worker.url)]
 
 
 RECORD_WORKERS = """
@@ -87,7 +88,7 @@ def test_the_inline_script_starts_the_one_engine_worker(engine_page: Page, serve
     engine_page.add_init_script(RECORD_WORKERS)
     starts_and_computes(engine_page, server, "snapshot")
     assert len(engine_workers(engine_page)) == 1
-    (started,) = [w for w in engine_page.evaluate("window.__workers") if w["url"].endswith("/engine-worker.mjs")]
+    (started,) = [w for w in engine_page.evaluate("window.__workers") if WORKER.search(w["url"])]
     # Started by the inline script while the page was still being parsed, before the page's module script.
     assert started["inline"] and started["state"] == "loading"
 
@@ -97,7 +98,7 @@ def test_messages_sent_before_the_page_script_runs_are_kept(engine_page: Page, s
         time.sleep(4)  # the engine is ready before the page's script can listen to it
         route.continue_()
 
-    engine_page.route("**/calculators.mjs", late)
+    engine_page.route("**/calculators.*.mjs", late)
     starts_and_computes(engine_page, server, "snapshot")
     assert len(engine_workers(engine_page)) == 1
 

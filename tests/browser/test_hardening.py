@@ -143,8 +143,8 @@ def test_engine_file_corrupted(fault_context: tuple[Page, Watch], server: Server
 def test_calculator_wheel_corrupted(fault_context: tuple[Page, Watch], server: Server) -> None:
     page, _ = fault_context
     # Without the snapshot the engine boots normally and needs the wheel.
-    page.route("**/engine/*/snapshot.csn1.gz", lambda route: route.fulfill(status=404, body="not found"))
-    pattern = "**/engine/*/calculator-*.whl"
+    page.route("**/engine/*/*/snapshot.csn1.gz", lambda route: route.fulfill(status=404, body="not found"))
+    pattern = "**/engine/*/*/calculator-*.whl"
     page.route(pattern, lambda route: route.fulfill(status=200, body=b"PK not a wheel"))
     page.goto(server.url + "accumulo-del-gradiente/")
     recover(page, calculator(page, "accumulo-del-gradiente"), pattern)
@@ -162,7 +162,7 @@ def _broken_worker(replace: tuple[str, str]):  # type: ignore[no-untyped-def]
 
 def test_worker_that_throws_at_start(fault_context: tuple[Page, Watch], server: Server) -> None:
     page, _ = fault_context
-    pattern = "**/engine-worker.mjs"
+    pattern = "**/engine-worker.*.mjs"
     page.route(pattern, _broken_worker(("const started =", 'throw new Error("guasto");\nconst started =')))
     page.goto(server.url + "accumulo-del-gradiente/")
     recover(page, calculator(page, "accumulo-del-gradiente"), pattern)
@@ -170,7 +170,7 @@ def test_worker_that_throws_at_start(fault_context: tuple[Page, Watch], server: 
 
 def test_worker_that_throws_while_computing(fault_context: tuple[Page, Watch], server: Server) -> None:
     page, _ = fault_context
-    pattern = "**/engine-worker.mjs"
+    pattern = "**/engine-worker.*.mjs"
     throw = ("self.postMessage(protocol.result(", 'throw new Error("guasto"); (protocol.result(')
     page.route(pattern, _broken_worker(throw))
     page.goto(server.url + "accumulo-del-gradiente/")

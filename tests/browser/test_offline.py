@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from calculator import CALCULATORS
+from sitebuild.content_names import engine_build_dir
 from sitebuild.engine import engine_path
 
 from ..conftest import Server, Watch, assert_clean, serve, watch_page, watched_context, watched_page
@@ -60,13 +61,16 @@ def test_service_worker_precaches_the_site_and_engine(site_dir: Path) -> None:
     assert re.search(r'const CACHE = "calcolatori-[0-9a-f]{16}";', script)
     engine = engine_path()
     pages = ['"./"', *(f'"{calculator_id}/"' for calculator_id in CALCULATORS)]
+    build = engine_build_dir(site_dir).relative_to(site_dir).as_posix()
+    ours = [*(site_dir / "assets" / "javascripts").glob("*.mjs"), *(site_dir / "assets" / "stylesheets").glob("calc*.css")]
+    named = [p.relative_to(site_dir).as_posix() for p in ours]  # named by their content (sitebuild/content_names.py)
+    assert {"engine-worker", "engine-protocol", "calculators"} <= {p.name.split(".")[0] for p in ours}
     for path in [*pages, '"search/search_index.json"', '"sitemap.xml"', f'"{engine}/pyodide.asm.wasm"',
-                 f'"{engine}/python_stdlib.zip"', f'"{engine}/pyodide-lock.json"', f'"{engine}/snapshot.csn1.gz"',
-                 '"assets/javascripts/engine-worker.mjs"', '"assets/javascripts/engine-protocol.mjs"',
-                 '"assets/stylesheets/calculators.css"']:
+                 f'"{engine}/python_stdlib.zip"', f'"{build}/pyodide-lock.json"', f'"{build}/snapshot.csn1.gz"',
+                 *(f'"{name}"' for name in named)]:
         assert path in script, path
-    wheel = next((site_dir / engine).glob("*.whl")).name
-    assert f'"{engine}/{wheel}"' in script
+    wheel = next(engine_build_dir(site_dir).glob("*.whl")).name
+    assert f'"{build}/{wheel}"' in script
     assert '.css.gz"' not in script and '.wasm.gz"' not in script  # precompressed copies: not for the browser
 
 
@@ -77,7 +81,7 @@ def test_cache_name_follows_the_content(site_dir: Path, tmp_path: Path) -> None:
     shutil.copytree(site_dir, copy)
     before = cache_name(copy, precache_paths(copy))
     assert before == cache_name(copy, precache_paths(copy))
-    (copy / "assets" / "stylesheets" / "calculators.css").write_text("/* changed */")
+    next((copy / "assets" / "stylesheets").glob("calculators.*.css")).write_text("/* changed */")
     assert cache_name(copy, precache_paths(copy)) != before
 
 

@@ -1,20 +1,22 @@
 // Answers a list of calculator requests inside Pyodide, through the same
-// engine directory that the site ships: by default its wheel and lock file,
+// engine directories that the site ships (Pyodide's, and our build's, named by its content): by default its wheel
+// and lock file,
 // with --snapshot its memory snapshot, restored as the browser worker does: with an empty standard
 // library, the real one written in only at the end (to show that imports then work again).
-// Usage: node run_in_pyodide.mjs <engine dir> <requests.json> [--snapshot]  → JSON responses on stdout.
+// Usage: node run_in_pyodide.mjs <engine dir> <build dir> <requests.json> [--snapshot]  → JSON responses on stdout.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 
 import { unpackSnapshot } from "../../docs/assets/javascripts/snapshot-file.mjs";
 
-const [engineDir, requestsFile, mode] = process.argv.slice(2);
+const [engineDir, buildDir, requestsFile, mode] = process.argv.slice(2);
 const indexURL = path.resolve(engineDir) + path.sep;
+const buildURL = path.resolve(buildDir) + path.sep;
 const { loadPyodide } = await import(path.join(indexURL, "pyodide.mjs"));
-const options = { indexURL, lockFileURL: path.join(indexURL, "pyodide-lock.json"), stdout: () => {} };
+const options = { indexURL, lockFileURL: path.join(buildURL, "pyodide-lock.json"), packageBaseUrl: buildURL, stdout: () => {} };
 let pyodide;
 if (mode === "--snapshot") {
-  const file = new Blob([await readFile(path.join(indexURL, "snapshot.csn1.gz"))]);
+  const file = new Blob([await readFile(path.join(buildURL, "snapshot.csn1.gz"))]);
   const snapshot = await unpackSnapshot(file.stream().pipeThrough(new DecompressionStream("gzip")));
   pyodide = await loadPyodide({
     ...options, _loadSnapshot: snapshot, stdLibURL: path.join(indexURL, "python_stdlib.empty.zip"),

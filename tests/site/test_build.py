@@ -13,6 +13,7 @@ import pytest
 
 from calculator import CALCULATORS
 from calculator.form.render import FEEDS_MARK, render
+from sitebuild.content_names import engine_build_dir
 from sitebuild.engine import engine_path, pyodide_version
 from sitebuild.markdown_extension import form_attributes
 
@@ -52,7 +53,10 @@ def visible_text(html: str) -> str:
 @pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
 def test_each_calculator_page_embeds_its_prerendered_form(site_dir: Path, calculator_id: str) -> None:
     html = page_text(site_dir, CALCULATOR_PAGES[calculator_id])
-    form = render(CALCULATORS[calculator_id], attributes=form_attributes())
+    # The build names the worker by its content (sitebuild/content_names.py).
+    (worker,) = (site_dir / "assets" / "javascripts").glob("engine-worker.*.mjs")
+    form = render(CALCULATORS[calculator_id], attributes={**form_attributes(),
+                                                          "worker": worker.relative_to(site_dir).as_posix()})
     assert all(part in html for part in form.split(FEEDS_MARK))  # the feed links go between, as Markdown
     assert html.count("data-calculator=") == 1
 
@@ -124,12 +128,14 @@ def test_engine_is_shipped_under_a_versioned_path(site_dir: Path) -> None:
     for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"):
         shipped = ROOT / "node_modules" / "pyodide" / name
         assert (engine / name).read_bytes() == shipped.read_bytes(), name
-    lock = json.loads((engine / "pyodide-lock.json").read_text())
+    build = engine_build_dir(site_dir)  # our wheel, its lock and the snapshot, in a directory named by their content
+    assert build.parent == engine
+    lock = json.loads((build / "pyodide-lock.json").read_text())
     upstream = json.loads((ROOT / "node_modules" / "pyodide" / "pyodide-lock.json").read_text())
     assert lock["info"] == upstream["info"]
     assert list(lock["packages"]) == ["calculator"]
     entry = lock["packages"]["calculator"]
-    wheel = engine / entry["file_name"]
+    wheel = build / entry["file_name"]
     assert wheel.name.endswith("-py3-none-any.whl")
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == entry["sha256"]
     assert entry["imports"] == ["calculator"]

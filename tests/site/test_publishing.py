@@ -17,6 +17,7 @@ from playwright.sync_api import Page, expect
 
 from calculator import CALCULATORS
 from calculator.form.render import FEEDS_MARK, render
+from sitebuild.content_names import engine_build_dir
 from sitebuild.engine import engine_path
 from sitebuild.markdown_extension import form_attributes
 from tools.local_server import free_port
@@ -40,6 +41,15 @@ def files(site: Path) -> dict[str, Path]:
     return {p.relative_to(site).as_posix(): p for p in sorted(site.rglob("*")) if p.is_file()}
 
 
+# The digests in the names of the files that change between deploys (sitebuild/content_names.py).
+DIGEST = re.compile(r"[./][0-9a-f]{10}(?=[./])")
+
+
+def undigested(text: str) -> str:
+    """A name or a page with the content digests of its files' names left out."""
+    return DIGEST.sub("", text)
+
+
 def mkdocs(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(cwd)}
     return subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=cwd, env=env, check=True,
@@ -52,7 +62,8 @@ def test_mkdocs_build_gives_the_same_site_as_scripts_build(site_dir: Path, tmp_p
     assert list(ours) == list(theirs)
     different = [name for name in ours if comparable(ours[name]) != comparable(theirs[name])]
     assert different == []
-    for needed in ("sw.js", "_headers", ".htaccess", f"{engine_path()}/snapshot.csn1.gz", "index.html.gz"):
+    snapshot = (engine_build_dir(site_dir) / "snapshot.csn1.gz").relative_to(site_dir).as_posix()
+    for needed in ("sw.js", "_headers", ".htaccess", snapshot, "index.html.gz"):
         assert needed in ours
 
 
@@ -67,17 +78,21 @@ def test_gh_deploy_publishes_the_complete_site(site_dir: Path, tmp_path: Path) -
     mkdocs("gh-deploy", "--force", "--remote-name", "origin", "--message", "pubblicazione", cwd=project)
     listed = subprocess.run(["git", "--git-dir", str(remote), "ls-tree", "-r", "--name-only", "gh-pages"],
                             capture_output=True, text=True, check=True).stdout.split()
-    assert sorted(set(listed) - {".nojekyll"}) == sorted(files(site_dir))
-    for name in ("_headers", ".htaccess", "accumulo-del-gradiente/index.html", f"{engine_path()}/pyodide-lock.json"):
-        published = subprocess.run(["git", "--git-dir", str(remote), "show", f"gh-pages:{name}"],
-                                   capture_output=True, check=True).stdout
-        assert published == (site_dir / name).read_bytes(), name
     # The copy made its own engine: its snapshot holds the C library's random state, so its bytes (and the
-    # service worker's cache name, derived from them) are its own; the rest of the service worker is the same.
+    # names derived from them: the engine's build directory, the scripts that name it, the service worker's cache)
+    # are its own; the rest is the same.
+    published_names = {undigested(name): name for name in set(listed) - {".nojekyll"}}
+    assert sorted(published_names) == sorted(undigested(name) for name in files(site_dir))
+    lock = (engine_build_dir(site_dir) / "pyodide-lock.json").relative_to(site_dir).as_posix()
+    for name in ("_headers", ".htaccess", "accumulo-del-gradiente/index.html", lock):
+        path = published_names[undigested(name)]
+        published = subprocess.run(["git", "--git-dir", str(remote), "show", f"gh-pages:{path}"],
+                                   capture_output=True, text=True, check=True).stdout
+        assert undigested(published) == undigested((site_dir / name).read_text()), name
     worker = subprocess.run(["git", "--git-dir", str(remote), "show", "gh-pages:sw.js"],
                             capture_output=True, text=True, check=True).stdout
     cache_name = re.compile(r'const CACHE = "[^"]*";')
-    assert cache_name.sub("", worker) == cache_name.sub("", (site_dir / "sw.js").read_text())
+    assert undigested(cache_name.sub("", worker)) == undigested(cache_name.sub("", (site_dir / "sw.js").read_text()))
 
 
 def test_the_publishing_workflow_passes_actionlint() -> None:
@@ -111,7 +126,8 @@ def zensical_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_zensical_builds_the_pages_with_their_forms(zensical_site: Path, calculator_id: str) -> None:
     html = (zensical_site / calculator_id / "index.html").read_text()
     form = render(CALCULATORS[calculator_id], attributes=form_attributes())
-    assert all(part in html for part in form.split(FEEDS_MARK))  # the feed links go between, as Markdown
+    # The feed links go between, as Markdown; the build names the worker by its content.
+    assert all(undigested(part) in undigested(html) for part in form.split(FEEDS_MARK))
     assert "<math" in html and "$" not in re.sub(r"<script.*?</script>|<pre.*?</pre>", "", html, flags=re.S)
     assert 'http-equiv="Content-Security-Policy"' in html
     assert "calcEngineStart" in html
@@ -128,7 +144,8 @@ def test_links_to_siblings_are_right_with_both_generators(site_dir: Path, zensic
 def test_zensical_site_is_completed_by_the_same_steps(zensical_site: Path) -> None:
     html = (zensical_site / "accumulo-del-gradiente" / "index.html").read_text()
     assert "4 GPU con parallelismo dei dati, il batch effettivo sale a 128" in html  # figures from the module
-    for needed in ("sw.js", "_headers", ".htaccess", f"{engine_path()}/snapshot.csn1.gz", "index.html.gz"):
+    snapshot = (engine_build_dir(zensical_site) / "snapshot.csn1.gz").relative_to(zensical_site).as_posix()
+    for needed in ("sw.js", "_headers", ".htaccess", snapshot, "index.html.gz"):
         assert (zensical_site / needed).is_file(), needed
     assert '"search.json"' in (zensical_site / "sw.js").read_text()  # Zensical's own search index
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from calculator import respond
+from sitebuild.content_names import engine_build_dir
 from sitebuild.engine import engine_path
 
 from ..conftest import ROOT
@@ -33,7 +34,7 @@ def pyodide_answers(
     mode = ["--snapshot"] if request.param == "snapshot" else []
     done = subprocess.run(
         [node, str(ROOT / "tests" / "node" / "run_in_pyodide.mjs"),
-         str(site_dir / engine_path()), str(requests), *mode],
+         str(site_dir / engine_path()), str(engine_build_dir(site_dir)), str(requests), *mode],
         capture_output=True, text=True, timeout=120, check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -43,7 +44,7 @@ def pyodide_answers(
 
 def test_runs_on_pyodide_python(pyodide_answers: dict[str, Any], site_dir: Path) -> None:
     assert pyodide_answers["python"].startswith("3.14.")
-    lock = json.loads((site_dir / engine_path() / "pyodide-lock.json").read_text())
+    lock = json.loads((engine_build_dir(site_dir) / "pyodide-lock.json").read_text())
     assert pyodide_answers["wheel"] in {"", lock["packages"]["calculator"]["sha256"]}
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from sitebuild.engine import engine_path
+from sitebuild.content_names import engine_build_dir
 
 from ..conftest import ROOT
 
@@ -23,7 +23,7 @@ def report(site_dir: Path) -> dict[str, Any]:
     assert node, "Node.js is needed for these tests"
     done = subprocess.run(
         [node, str(ROOT / "tests" / "node" / "snapshot_file_check.mjs"),
-         str(site_dir / engine_path() / "snapshot.csn1.gz")],
+         str(engine_build_dir(site_dir) / "snapshot.csn1.gz")],
         capture_output=True, text=True, timeout=120, check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -47,7 +47,7 @@ def test_the_shipped_snapshot_unpacks_to_its_memory(report: dict[str, Any]) -> N
 
 def test_the_shipped_snapshot_leaves_out_its_zero_pages(site_dir: Path) -> None:
     """Read with an independent decoder: runs in order, inside the memory, and no zero page stored."""
-    packed = gzip.decompress((site_dir / engine_path() / "snapshot.csn1.gz").read_bytes())
+    packed = gzip.decompress((engine_build_dir(site_dir) / "snapshot.csn1.gz").read_bytes())
     magic, size, count = struct.unpack_from("<4sII", packed)
     assert magic == b"CSN1"
     runs = [struct.unpack_from("<II", packed, 12 + 8 * i) for i in range(count)]

@@ -3,15 +3,38 @@
 // navigation brings in; the forms of the page it replaced are unmounted (their pending edits saved),
 // and the engine stays the same for the whole visit.
 
-import { ensureEngine, startEngine } from "./engine-client.mjs";
+//
+// A page of another deploy (the theme's instant navigation fetched it after the site was updated) is never run
+// by these scripts: the page is loaded again, whole, with its own scripts and engine.
+
+import { ensureEngine, isOwnDeploy, startEngine } from "./engine-client.mjs";
 import { mountCalculator } from "./form.mjs";
 
 const FORMS = "form[data-calculator]";
+const RELOADED = "calcolatori:ricaricata-per";
+
+/** Load the page again, with its own scripts; once only for an address (never in a loop), else say so. */
+function reloadForItsOwnDeploy(forms) {
+  let already = "";
+  try {
+    already = sessionStorage.getItem(RELOADED) || "";
+    sessionStorage.setItem(RELOADED, location.href);
+  } catch {
+    // no session storage: reload all the same (the fresh page runs its own scripts)
+  }
+  if (already !== location.href) return location.reload();
+  for (const form of forms) {
+    form.dataset.state = "error";
+    form.dataset.engineReason = "page of another deploy";
+  }
+}
 
 let unmount = [];
 function onPage() {
   for (const stop of unmount) stop();
+  unmount = [];
   const forms = [...document.querySelectorAll(FORMS)];
+  if (forms.some((form) => !isOwnDeploy(form))) return reloadForItsOwnDeploy(forms);
   if (forms.length) ensureEngine(forms[0]);
   unmount = forms.map(mountCalculator);
 }

@@ -45,6 +45,13 @@ function setEngineState(state) {
 /** The worker's address, from the form the build marked (data-worker: a path from the site's root). */
 export const workerUrl = (form) => new URL(form.dataset.worker, SITE_ROOT);
 
+// This deploy's worker. The build names every script by its content (sitebuild/content_names.py) and writes the
+// worker's name here and on the forms, so a form that names another worker is a page of another deploy.
+const OWN_WORKER = new URL("./engine-worker.mjs", import.meta.url);
+
+/** Whether ``form`` belongs to the deploy of this script (the theme's instant navigation may bring a newer page). */
+export const isOwnDeploy = (form) => workerUrl(form).href === OWN_WORKER.href;
+
 /** Start the engine, or start it again (a retry), for the version and worker ``form`` names. */
 export function startEngine(form) {
   if (location.protocol === "file:") return setEngineState("file");

@@ -3,12 +3,12 @@
 // and the messages it has sent meanwhile. Inlined right after each calculator form by the
 // Markdown extension (sitebuild/markdown_extension.py). The form names the engine's version
 // (data-engine) and the worker (data-worker: its path from the site's root, which engine-client.mjs
-// reads too); the root is two folders above our stylesheet, which every page links in its head.
+// reads too); the root is two folders above our stylesheet (calculators.<digest>.css), which every page links in its head.
 // The theme's instant navigation runs this script again on every page it brings in: once
 // engine-client.mjs has an engine (it then sets calcEngineStart to null), there is nothing to start.
 (() => {
   if (window.calcEngineStart !== undefined || location.protocol === "file:") return;
-  const stylesheet = document.querySelector('link[rel="stylesheet"][href$="assets/stylesheets/calculators.css"]');
+  const stylesheet = document.querySelector('link[rel="stylesheet"][href*="assets/stylesheets/calculators."]');
   const form = document.querySelector("form[data-calculator][data-engine][data-worker]");
   if (!stylesheet || !form) return;
   try {

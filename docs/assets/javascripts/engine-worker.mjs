@@ -9,11 +9,20 @@
 import * as protocol from "./engine-protocol.mjs";
 import { unpackSnapshot } from "./snapshot-file.mjs";
 
+// This build's own engine files (our wheel, its lock file, the snapshot), relative to Pyodide's versioned directory:
+// the build moves them into a directory named by their content and writes its name here (sitebuild/content_names.py),
+// so that this worker, itself named by its content, only ever loads the engine it was built with.
+const BUILD_FILES = "./";
+
+/** Where this build's own files are. */
+const buildDirectory = (engineDir) => new URL(BUILD_FILES, engineDir);
+
 /** Every download starts at once; each is awaited only where it is needed. */
 function download(engineDir) {
   const url = (name) => new URL(name, engineDir).href;
-  const lock = fetch(url("pyodide-lock.json")).then((r) => r.json()); // read once, by us and by loadPyodide
-  const snapshot = fetch(url("snapshot.csn1.gz")).then((response) => {
+  const own = (name) => new URL(name, buildDirectory(engineDir)).href;
+  const lock = fetch(own("pyodide-lock.json")).then((r) => r.json()); // read once, by us and by loadPyodide
+  const snapshot = fetch(own("snapshot.csn1.gz")).then((response) => {
     if (!response.ok) throw new Error(`snapshot: HTTP ${response.status}`);
     return unpackSnapshot(response.body.pipeThrough(new DecompressionStream("gzip")));
   });
@@ -51,7 +60,7 @@ async function boot(engineDir) {
   useCompiledRuntime(files.runtime);
   const { loadPyodide } = await files.pyodide;
   const options = {
-    indexURL: engineDir.href, packageBaseUrl: engineDir.href, lockFileContents: files.lock,
+    indexURL: engineDir.href, packageBaseUrl: buildDirectory(engineDir).href, lockFileContents: files.lock,
     stdout: () => {}, stderr: () => {},
   };
   try {
