@@ -22,7 +22,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from .activation_memory import Shape, estimate, rebuilt_layer
+from .activation_memory import (
+    FUSED_NORM,
+    GEMMA_NORM,
+    LLAMA_NORM,
+    NONE,
+    SELECTIVE,
+    T5_NORM,
+    Shape,
+    estimate,
+    rebuilt_layer,
+)
 from .units import BYTES_PER_GIB
 
 # How the weights are kept and updated.
@@ -38,7 +48,7 @@ ADAPTERS = (LORA, DORA, QLORA, LORA_8BIT)
 NF4, FP4 = "nf4", "fp4"
 
 # The loss.
-STANDARD_LOSS, CHUNKED_LOSS, FUSED_LOSS = "standard", "a_blocchi", "fusa"
+STANDARD_LOSS, CHUNKED_LOSS, COMPILED_CHUNKED_LOSS, FUSED_LOSS = "standard", "a_blocchi", "a_blocchi_compilata", "fusa"
 LOSS_CHUNKS = 8  # torchtune's CEWithChunkedOutputLoss cuts the sequence into 8 chunks
 
 
@@ -126,6 +136,7 @@ class Training:
     zero_stage: int = 0
     data_parallel: int = 1
     offload_optimizer: bool = False  # optimizer states and master copy in CPU memory (ZeRO-Offload, FSDP)
+    adapter_fp32: bool = True  # PEFT keeps adapters in fp32 (autocast_adapter_dtype); torchtune and LitGPT as the base
     offload_parameters: bool = False  # the weights too (ZeRO-3 offload_param, FSDP CPUOffload): only the layers
     # being gathered are on the GPU
 
@@ -142,14 +153,87 @@ class Activations:
     upcast: bool = True  # the loss upcasts the logits to fp32 (Transformers, but for T5 and Whisper)
 
 
-def step_activations(shape: Shape, loss: str = STANDARD_LOSS) -> Activations:
+@dataclass(frozen=True)
+class FrozenBase:
+    """LoRA's adapters on a frozen base: which of PEFT's modules they adapt and their rank; the bytes of the copy
+    of its input each adapted module keeps (PEFT casts it to the fp32 adapters' dtype, autocast to bf16: one copy
+    per module; 0 when the adapters take the input as it is, one tensor shared); the adapters' own bytes; and
+    LoRA's dropout, which keeps its output and a 1-byte mask per module instead."""
+
+    targets: frozenset[str]
+    rank: int
+    copy_bytes: int = 4
+    adapter_bytes: int = 4
+    dropout: bool = False
+
+
+def step_activations(shape: Shape, loss: str = STANDARD_LOSS, frozen: FrozenBase | None = None,
+                     fp32_stream: bool = False) -> Activations:
     """A micro-batch's activations for the step, from the activation module: what the layers and the head keep
-    (the cross-entropy's buffers apart, ``loss_buffers`` counts them), and the layer rebuilt in backward."""
+    (the cross-entropy's buffers apart, ``loss_buffers`` counts them), and the layer rebuilt in backward; with a
+    frozen base, what it no longer keeps and what the adapters keep instead (``frozen_delta``). Under autocast
+    with fp32 weights (``fp32_stream``) the norms' outputs are fp32, and each product casts its input to 16 bit
+    on its own (the cast cache holds weights only): q, k and v keep three copies of one input, gate and up two,
+    three more h-wide copies per layer than ``layer_terms`` counts (measured by tools/measure_step.py)."""
     parts = estimate(shape)
     tokens_vocab = shape.sequence * shape.micro_batch * shape.vocab // shape.tensor_parallel
     kept = sum(parts.values(), Decimal(0)) - shape.loss_precision * tokens_vocab
-    return Activations(kept=kept, rebuilt=rebuilt_layer(shape), logits=Decimal(shape.precision * tokens_vocab),
+    rebuilt = rebuilt_layer(shape)
+    if fp32_stream and not shape.decoder_layers:
+        copies = Decimal((3 if not shape.parallel_block else 2) * shape.precision * shape.sequence *
+                         shape.micro_batch * shape.hidden) / shape.tensor_parallel
+        if shape.checkpointing in (NONE, SELECTIVE):
+            kept += copies * shape.layers
+        else:
+            rebuilt += copies
+    if frozen is not None and not shape.experts and not shape.decoder_layers:
+        delta = frozen_delta(shape, frozen)
+        if shape.checkpointing in (NONE, SELECTIVE):
+            kept += delta * shape.layers
+        else:
+            rebuilt += delta
+        # The frozen head keeps neither its input nor the final norm's output for a weight gradient.
+        kept -= (shape.precision + _norm_weight_saves(shape)) * shape.sequence * shape.micro_batch * shape.hidden
+    return Activations(kept=kept, rebuilt=rebuilt, logits=Decimal(shape.precision * tokens_vocab),
                        tokens_vocab=tokens_vocab, loss=loss, upcast=shape.loss_precision > shape.precision)
+
+
+def _norm_weight_saves(shape: Shape) -> int:
+    """Bytes per value a norm keeps only for its weight's gradient (the normalised input before the weight)."""
+    return {LLAMA_NORM: shape.precision, GEMMA_NORM: 4, T5_NORM: shape.precision, FUSED_NORM: 0}[shape.norm]
+
+
+def frozen_delta(shape: Shape, frozen: FrozenBase) -> Decimal:
+    """How much one decoder layer keeps beyond ``layer_terms``' full fine-tuning count, with a frozen base.
+
+    A frozen linear layer keeps its input for nothing (its weight has no gradient), nor does a frozen norm keep
+    its normalised input: those go. Each adapted layer's LoRA A keeps its input, cast to the adapters' dtype
+    (PEFT casts it to fp32 for fp32 adapters: one copy per adapted module, even when q, k and v share the
+    input), and B keeps A's r-wide output. Measured by tools/measure_step.py on Llama 3.2 1B (r = 8 on q and v,
+    r = 16 on every linear layer).
+    """
+    p, h, names = shape.precision, shape.hidden, frozen.targets
+    q = shape.heads * shape.head_dim
+    down = shape.intermediate
+    cast = (frozen.copy_bytes or p) + 1 if frozen.dropout else frozen.copy_bytes
+
+    def adapted_input(width: int, modules: int) -> int:
+        if not modules:
+            return 0
+        return modules * cast * width if cast else p * width
+
+    norms = 1 if shape.parallel_block else 4 if shape.post_norms else 2
+    delta = -norms * _norm_weight_saves(shape) * h
+    attention = len(names & {"q_proj", "k_proj", "v_proj", "qkv_proj"})
+    delta += -p * h + adapted_input(h, attention)
+    delta += cast * q if "o_proj" in names else 0  # the attention's output is kept by the attention anyway
+    if not shape.parallel_block:
+        delta += -p * h + adapted_input(h, len(names & {"gate_proj", "up_proj", "gate_up_proj"}))
+    delta += -p * down + adapted_input(down, 1 if "down_proj" in names else 0)
+    adapted = len(names & {"q_proj", "k_proj", "v_proj", "qkv_proj", "o_proj", "gate_proj", "up_proj",
+                           "gate_up_proj", "down_proj"})
+    delta += frozen.adapter_bytes * frozen.rank * adapted
+    return Decimal(delta * shape.sequence * shape.micro_batch) / shape.tensor_parallel
 
 
 @dataclass(frozen=True)
@@ -198,8 +282,17 @@ def weight_bytes(model: Model, training: Training) -> Decimal:
 
 
 def adapter_bytes(training: Training) -> int:
-    """PEFT upcasts adapters to fp32 (autocast_adapter_dtype=True); torchtune keeps them in bf16 with the rest."""
-    return 2 if training.precision == PURE_BF16 else 4
+    """PEFT upcasts adapters to fp32 (autocast_adapter_dtype=True); torchtune and LitGPT keep them in the base's
+    16 bits."""
+    return 4 if training.adapter_fp32 or training.precision == FP32 else 2
+
+
+def input_copy_bytes(training: Training) -> int:
+    """What each adapted module keeps of its input: autocast's bf16 copy; PEFT's cast to fp32 adapters; or the
+    input itself (0: one tensor, shared by the modules that read it)."""
+    if training.precision == AUTOCAST:
+        return 2
+    return adapter_bytes(training) if adapter_bytes(training) != (4 if training.precision == FP32 else 2) else 0
 
 
 def trained_bytes(training: Training) -> int:
@@ -248,7 +341,7 @@ def autocast_copies(model: Model, training: Training) -> Decimal:
         return Decimal(0)
     if training.zero_stage >= 3:  # FSDP and ZeRO-3 gather 16-bit copies layer by layer (``gathered``)
         return Decimal(0)
-    return Decimal(2 * model.matrices)
+    return Decimal(2 * (model.matrices + model.head))  # the output layer is a product too
 
 
 def gathered(model: Model, training: Training) -> Decimal:
@@ -267,16 +360,22 @@ def loss_buffers(acts: Activations) -> tuple[Decimal, Decimal]:
     Transformers upcasts the 16-bit logits to fp32 and the cross-entropy keeps its fp32 log-softmax: logits +
     8 bytes per logit while the loss is computed. The trainer then drops the outputs, so backward starts from the
     saved log-softmax, the gradient it receives and the one it makes: 12 bytes per logit. A chunked loss
-    (torchtune's CEWithChunkedOutputLoss, compiled) keeps the 16-bit chunks and upcasts one of 8 at a time,
-    forward and backward; a fused one (Liger) never makes the logits.
+    (torchtune's CEWithChunkedOutputLoss) makes, upcasts and reduces one of 8 chunks at a time, but each chunk's
+    cross-entropy keeps its fp32 log-softmax: 4 bytes per logit stay; compiled (torchtune's compile=True), the
+    chunks keep their 16-bit logits instead. A fused loss (Liger's, torchtune's LinearCrossEntropyLoss) never
+    keeps the logits. With chunks, backward goes chunk by chunk, and the output layer's gradient grows while the
+    other chunks' buffers wait (``step`` adds it). Measured by tools/measure_step.py (the eager chunked loss, and
+    the chunks recomputed, as a fused loss does) and in torchtune's README (the compiled one).
     """
     n = Decimal(acts.tokens_vocab)
-    if acts.loss == FUSED_LOSS:
-        return Decimal(0), Decimal(0)
+    if acts.loss == FUSED_LOSS:  # a chunk at a time, made again in backward
+        return 8 * n / LOSS_CHUNKS, 12 * n / LOSS_CHUNKS
     if not acts.upcast:  # the log-softmax in the logits' own precision
         p = acts.logits / n if n else Decimal(0)
         return acts.logits + p * n, 3 * p * n
-    if acts.loss == CHUNKED_LOSS:  # the 16-bit chunks are kept, and each is upcast (and its gradient made) alone
+    if acts.loss == CHUNKED_LOSS:  # each chunk's fp32 log-softmax is kept; one chunk upcast (and its gradients) at a time
+        return 4 * n + 4 * n / LOSS_CHUNKS, 4 * n + 8 * n / LOSS_CHUNKS
+    if acts.loss == COMPILED_CHUNKED_LOSS:  # compiled, the chunks keep their 16-bit logits instead
         return acts.logits + 8 * n / LOSS_CHUNKS, acts.logits + 12 * n / LOSS_CHUNKS
     return acts.logits + 8 * n, 12 * n
 
@@ -305,17 +404,20 @@ def step(model: Model, training: Training, acts: Activations) -> Step:
     forward = Phase("forward", {
         "weights": weights, "gradients": grads if training.accumulating else Decimal(0), "optimizer": resident,
         "activations": acts.kept + copies, "loss": at_forward, "temporaries": Decimal(0)})
+    before = grads if training.accumulating else Decimal(0)
+    # Backward starts from the loss's buffers with every activation kept; then the head's gradient appears and
+    # the first layer is rebuilt while the rest is still kept; it ends with every gradient and no activation.
+    chunked = acts.loss != STANDARD_LOSS
     start = Phase("backward", {
-        "weights": weights, "gradients": head_grad if not training.accumulating else grads, "optimizer": resident,
+        "weights": weights, "gradients": max(before, head_grad) if chunked else before, "optimizer": resident,
         "activations": acts.kept + copies, "loss": at_backward, "temporaries": Decimal(0)})
+    first = Phase("backward", {
+        "weights": weights, "gradients": max(before, head_grad), "optimizer": resident,
+        "activations": acts.kept + copies + acts.rebuilt, "loss": Decimal(0), "temporaries": Decimal(0)})
     end = Phase("backward", {
         "weights": weights, "gradients": grads, "optimizer": resident, "activations": acts.rebuilt,
         "loss": Decimal(0), "temporaries": temporaries if training.optimizer_in_backward else Decimal(0)})
-    phases = [forward, max(start, end, key=lambda phase: phase.total)]
-    if acts.rebuilt and start.total >= end.total:
-        # The first layer rebuilt joins what is still kept once the loss's buffers are gone.
-        rebuilt = Phase("backward", {**start.parts, "loss": Decimal(0), "activations": acts.kept + copies + acts.rebuilt})
-        phases[1] = max(phases[1], rebuilt, key=lambda phase: phase.total)
+    phases = [forward, max(start, first, end, key=lambda phase: phase.total)]
     if not training.optimizer_in_backward:
         phases.append(Phase("optimizer", {
             "weights": weights, "gradients": full_grads, "optimizer": resident, "activations": Decimal(0),

@@ -16,6 +16,8 @@ from ..llm.activation_memory import (
     EAGER,
     FLASH,
     FULL,
+    GEMMA_NORM,
+    LLAMA_NORM,
     NONE,
     SELECTIVE,
     Shape,
@@ -46,6 +48,7 @@ class StepInput:
     gpu_bytes: Decimal
     gpus: int
     tensor_parallel: int
+    frozen: ts.FrozenBase | None = None
 
 
 def architecture_of(values: Values) -> Architecture:
@@ -61,14 +64,22 @@ def architecture_of(values: Values) -> Architecture:
         decoder_layers=integer(values, "decoder_layers"))
 
 
-def shape_of(values: Values, arch: Architecture, precision: str) -> Shape:
+def norm_of(values: Values, precision: str, method: str) -> str:
+    """Under autocast fp32 weights keep the residual stream in fp32, and an RMSNorm written like Llama's keeps its
+    normalised values in fp32 too, as Gemma's does (measured by tools/measure_step.py); a 16-bit base does not."""
+    norm = str(values.get("norms") or LLAMA_NORM)
+    fp32_stream = precision == ts.AUTOCAST and method not in ts.ADAPTERS
+    return GEMMA_NORM if fp32_stream and norm == LLAMA_NORM else norm
+
+
+def shape_of(values: Values, arch: Architecture, precision: str, method: str = ts.FULL) -> Shape:
     p = 4 if precision == ts.FP32 else 2
     return Shape(
         layers=arch.layers, hidden=arch.hidden, heads=arch.heads, kv_heads=arch.kv_heads, head_dim=arch.dim,
         intermediate=arch.intermediate, gated=arch.mlp == GATED, vocab=arch.vocab,
         sequence=integer(values, "sequence_length"), micro_batch=integer(values, "micro_batch"), precision=p,
         loss_precision=4 if values.get("loss_fp32") is True else p, flash=values.get("attention") != EAGER,
-        dropout=values.get("dropout") is True, norm=str(values.get("norms") or "llama"),
+        dropout=values.get("dropout") is True, norm=norm_of(values, precision, method),
         softmax_fp32=values.get("softmax_fp32") is True,
         activation_extra=ACTIVATION_EXTRA[str(values.get("activation_impl") or "fusa")],
         qk_norm=values.get("qk_norm") is True, post_norms=values.get("post_norms") is True,
@@ -112,6 +123,7 @@ def read(values: Values) -> StepInput:
     parameters = int(number(values, "parameters_billion") * 10**9)
     precision, method = str(values["precision_mode"]), str(values["method"])
     t = integer(values, "tensor_parallel")
+    shape = shape_of(values, arch, precision, method)
     quantised = ts.quantisation(str(values["quant_type"]) if method == ts.QLORA else method,
                                 values.get("double_quant") is True) if method in (ts.QLORA, ts.LORA_8BIT) else None
     training = ts.Training(
@@ -120,10 +132,16 @@ def read(values: Values) -> StepInput:
         gradient_bytes=4 if values.get("gradient_precision") == "32" else 2, quantised=quantised,
         optimizer_in_backward=values.get("optimizer_in_backward") is True,
         accumulating=integer(values, "accumulation_steps") > 1, zero_stage=int(str(values["zero_stage"])),
-        data_parallel=max(integer(values, "gpus") // t, 1), offload_optimizer=values.get("offload_optimizer") is True,
+        adapter_fp32=values.get("adapter_dtype") != "base", data_parallel=max(integer(values, "gpus") // t, 1),
+        offload_optimizer=values.get("offload_optimizer") is True,
         offload_parameters=values.get("offload_param") is True)
-    return StepInput(parameters, shape_of(values, arch, precision), arch, training, str(values["loss"]),
-                     number(values, "gpu_memory_gb") * BYTES_PER_GB, integer(values, "gpus"), t)
+    frozen = ts.FrozenBase(TARGETS[str(values["lora_targets"])][1], integer(values, "rank"),
+                           ts.input_copy_bytes(training), ts.adapter_bytes(training),
+                           values.get("lora_dropout") is True) if method in ts.ADAPTERS else None
+    if method == ts.FREEZE:  # frozen layers below the trained ones keep nothing for a backward that never reaches them
+        shape = replace(shape, layers=min(integer(values, "trainable_layers"), shape.layers))
+    return StepInput(parameters, shape, arch, training, str(values["loss"]),
+                     number(values, "gpu_memory_gb") * BYTES_PER_GB, integer(values, "gpus"), t, frozen)
 
 
 def model_of(given: StepInput) -> ts.Model:
@@ -139,7 +157,9 @@ def model_of(given: StepInput) -> ts.Model:
 
 def evaluate_step(given: StepInput, micro_batch: int | None = None) -> ts.Step:
     shape = given.shape if micro_batch is None else replace(given.shape, micro_batch=micro_batch)
-    return ts.step(model_of(given), given.training, ts.step_activations(shape, given.loss))
+    training = given.training
+    fp32_stream = training.precision == ts.AUTOCAST and training.method not in ts.ADAPTERS
+    return ts.step(model_of(given), training, ts.step_activations(shape, given.loss, given.frozen, fp32_stream))
 
 
 def shown_of(given: StepInput, result: ts.Step) -> tuple[Decimal, Decimal, Decimal]:
@@ -338,6 +358,13 @@ def fields() -> tuple[Field, ...]:
         Field(id="lora_trainable", label="Parametri addestrabili esatti (dal calcolatore LoRA)", default="",
               kind=Kind.DECIMAL, group="Metodo", modes=on, optional=True, minimum=Decimal(0),
               maximum=Decimal(10**13), help="Se indicato, sostituisce il conteggio dei moduli scelti."),
+        Field(id="adapter_dtype", label="Precisione degli adattatori", default="fp32", kind=Kind.CHOICE,
+              group="Metodo", modes=on,
+              options=(Option("fp32", "fp32, come li tiene PEFT (autocast_adapter_dtype=True)"),
+                       Option("base", "Come la base (torchtune, LitGPT)")),
+              help="PEFT porta gli adattatori in fp32 e ogni modulo adattato conserva una copia fp32 del suo input."),
+        Field(id="lora_dropout", label="Dropout di LoRA", default="", kind=Kind.FLAG, group="Metodo", modes=on,
+              help="lora_dropout > 0: ogni modulo adattato conserva anche l'uscita del dropout e la sua maschera."),
         Field(id="quant_type", label="Quantizzazione a 4 bit", default=ts.NF4, kind=Kind.CHOICE, group="Metodo",
               modes=on, options=(Option(ts.NF4, "NF4 (bnb_4bit_quant_type=\"nf4\")"), Option(ts.FP4, "FP4")),
               help="QLoRA: 4 bit per peso e una costante fp32 ogni 64 pesi."),
@@ -371,7 +398,8 @@ def fields() -> tuple[Field, ...]:
         Field(id="loss", label="Loss", default=ts.STANDARD_LOSS, kind=Kind.CHOICE, group="Attivazioni", modes=on,
               options=(Option(ts.STANDARD_LOSS, "Cross-entropy sui logit interi (Transformers)"),
                        Option(ts.CHUNKED_LOSS, "A blocchi (CEWithChunkedOutputLoss di torchtune)"),
-                       Option(ts.FUSED_LOSS, "Fusa con la testa (Liger FusedLinearCrossEntropy)")),
+                       Option(ts.COMPILED_CHUNKED_LOSS, "A blocchi e compilata (torchtune con compile=True)"),
+                       Option(ts.FUSED_LOSS, "Fusa con la testa (Liger, LinearCrossEntropyLoss di torchtune)")),
               help="I logit in fp32 e il loro gradiente sono spesso il picco con vocabolari grandi."),
         Field(id="accumulation_steps", label="Passi di accumulo", default="1", group="Attivazioni", modes=on,
               maximum=Decimal(100_000), help="Con più di uno i gradienti restano in memoria anche nel forward."),

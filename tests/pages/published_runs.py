@@ -128,15 +128,25 @@ def page_fields(case: dict[str, Any]) -> dict[str, str]:
         "optimizer_in_backward": "on" if case["optimizer_in_backward"] else "",
         "sequence_length": str(case["sequence"]), "micro_batch": str(case["micro_batch"]),
         "checkpointing": CHECKPOINT[case["checkpointing"]],
-        "loss": "a_blocchi" if case["loss"] == "chunked" else "standard",
+        # torchtune's chunked loss from the «+ Compile» row on is compiled: its chunks keep their bf16 logits.
+        "loss": ("a_blocchi_compilata" if case["compile"] else "a_blocchi") if case["loss"] == "chunked"
+        else "standard",
         "gpus": str(gpus), "tensor_parallel": str(tp), "sequence_parallel": "on" if tp > 1 else "",
         "zero_stage": stage if gpus > 1 or stage == "3" else "0",
         "offload_optimizer": "on" if "offload" in parallel else "", "offload_param": "on" if "offload" in parallel
         else "", "gpu_memory_gb": "85,899346",
     })
     if method in ("lora", "qlora"):
-        fields["lora_trainable"] = str(lora_count(fields, case))
-        fields["rank"] = str(case["lora_rank"])
+        chosen = targets(case)
+        fields.update({
+            "lora_trainable": str(lora_count(fields, case)), "rank": str(case["lora_rank"]),
+            # The page's nearest set of targets, for what the adapters keep (the count above is exact).
+            "lora_targets": "tutti" if "down_proj" in chosen else "attenzione" if chosen & {"k_proj", "o_proj"}
+            else "qv",
+            # torchtune and LitGPT keep the adapters in the base's bf16; PEFT (and the Trainer's users) in fp32.
+            "adapter_dtype": "base" if case["source"].startswith(("pytorch/torchtune@", "Lightning-AI/litgpt@"))
+            else "fp32",
+        })
     if quantised:
         fields["double_quant"] = "on" if case["double_quant"] else ""
         if fields["precision_mode"] == "mista":  # a quantised base has no master copy: Transformers' autocast
