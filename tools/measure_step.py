@@ -13,7 +13,7 @@ and the live bytes at the end of each phase. The figures are what PyTorch would 
 same step (``max_memory_allocated``, without the 512-byte rounding of the caching allocator), except where the
 CPU kernels differ from the CUDA ones: each setup's notes say where.
 
-Not part of scripts/test: it needs PyTorch, Transformers and PEFT (see tools/measure_env.py). About 30 minutes
+Not part of scripts/test: it needs PyTorch, Transformers and PEFT (see tools/measure_env.py). About 7 minutes
 for every setup on two cores; ``--only NAME`` runs one (the others already in the JSON file are kept).
 
 Usage: python3 tools/measure_step.py [--only NAME] [--json tests/data/step_record.json]
@@ -210,6 +210,8 @@ SETUPS = (
           " AdamW fused)", QWEN, weights="fp32", autocast="bf16", flags=FUSED, batch=4),
     Setup("olmoe-full-bf16-adamw-ckpt", "Mixture of experts (64 experts, 8 per token), pure bf16, AdamW fused,"
           " gradient checkpointing", OLMOE, flags=FUSED, checkpointing="hf"),
+    Setup("olmoe-full-bf16-adamw", "Mixture of experts, pure bf16, AdamW fused, one sequence of 2048 tokens, no"
+          " checkpointing: what Transformers' eager loop over the experts keeps", OLMOE, flags=FUSED, batch=1),
     Setup("flan-t5-base-full-fp32-adamw", "Encoder–decoder in fp32 (dropout 0.1 as configured), AdamW foreach,"
           " encoder 512 tokens, decoder labels 128 tokens", T5, weights="fp32", batch=8, sequence=512,
           decoder_sequence=128, attention="eager"),
@@ -769,6 +771,9 @@ def gib(value: int) -> str:
     return f"{value / GIB:.2f}"
 
 
+SHORT = {"bfloat16": "bf16", "float32": "fp32"}
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """The Markdown table of the report."""
     lines = ["| setup | model | method | precision | optimizer | b×s | checkpointing | peak GiB | at the peak:"
@@ -776,8 +781,9 @@ def table(rows: list[dict[str, Any]]) -> str:
              "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         s, at = row["setup"], row["peak"]["by_category"]
-        precision = s["weights_dtype"] + (" + autocast bf16" if s["autocast"] else "")
-        optimizer = s["optimizer"]["name"] + (" in backward" if s["optimizer_in_backward"] else "")
+        precision = SHORT[s["weights_dtype"]] + (" + autocast bf16" if s["autocast"] else "")
+        flavour = " fused" if s["optimizer"].get("fused") else " foreach" if s["optimizer"].get("foreach") else ""
+        optimizer = s["optimizer"]["name"] + flavour + (" in backward" if s["optimizer_in_backward"] else "")
         shape = f"{s['micro_batch']}×{s['sequence']}" + (f"→{s['decoder_sequence']}" if s["decoder_sequence"] else "")
         split = " / ".join(gib(at[name] + (at["buffers"] if name == "parameters" else 0))
                            for name in ("parameters", "gradients", "optimizer", "activations", "temporaries"))
