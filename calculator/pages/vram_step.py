@@ -72,13 +72,23 @@ def norm_of(values: Values, precision: str, method: str) -> str:
     return GEMMA_NORM if fp32_stream and norm == LLAMA_NORM else norm
 
 
+def sdpa_fused(values: Values, arch: Architecture, precision: str) -> bool:
+    """Whether SDPA runs a fused kernel (FlashAttention-like memory). In fp32 FlashAttention cannot run, and with
+    grouped keys and values (Transformers passes enable_gqa) neither can the memory-efficient kernel: PyTorch
+    falls back to its math kernel, which keeps every head's s × s softmax like eager attention (traced by
+    tools/measure_step.py, llama1b-full-fp32-adamw)."""
+    if values.get("attention") == EAGER:
+        return False
+    return not (precision == ts.FP32 and arch.kv_heads < arch.heads)
+
+
 def shape_of(values: Values, arch: Architecture, precision: str, method: str = ts.FULL) -> Shape:
     p = 4 if precision == ts.FP32 else 2
     return Shape(
         layers=arch.layers, hidden=arch.hidden, heads=arch.heads, kv_heads=arch.kv_heads, head_dim=arch.dim,
         intermediate=arch.intermediate, gated=arch.mlp == GATED, vocab=arch.vocab,
         sequence=integer(values, "sequence_length"), micro_batch=integer(values, "micro_batch"), precision=p,
-        loss_precision=4 if values.get("loss_fp32") is True else p, flash=values.get("attention") != EAGER,
+        loss_precision=4 if values.get("loss_fp32") is True else p, flash=sdpa_fused(values, arch, precision),
         dropout=values.get("dropout") is True, norm=norm_of(values, precision, method),
         softmax_fp32=values.get("softmax_fp32") is True,
         activation_extra=ACTIVATION_EXTRA[str(values.get("activation_impl") or "fusa")],
@@ -122,6 +132,8 @@ def read(values: Values) -> StepInput:
     arch = architecture_of(values)
     parameters = int(number(values, "parameters_billion") * 10**9)
     precision, method = str(values["precision_mode"]), str(values["method"])
+    if method in ts.ADAPTERS and precision == ts.MIXED:  # a frozen base has no master copy: the Trainer's autocast
+        precision = ts.AUTOCAST
     t = integer(values, "tensor_parallel")
     shape = shape_of(values, arch, precision, method)
     quantised = ts.quantisation(str(values["quant_type"]) if method == ts.QLORA else method,
@@ -297,12 +309,9 @@ def check(values: Values) -> dict[str, str]:
     optimizer, t = str(values["step_optimizer"]), integer(values, "tensor_parallel")
     heads, kv_heads = integer(values, "attention_heads"), integer(values, "kv_heads")
     gpus = integer(values, "gpus")
-    if method in (ts.QLORA, ts.LORA_8BIT) and precision in (ts.MIXED, ts.FP32):
-        errors["precision_mode"] = ("Precisione: con una base quantizzata i pesi congelati non hanno copia"
-                                    " master; scegli bf16 puro o autocast (come fa Transformers con QLoRA).")
-    if method in ts.ADAPTERS and values.get("gradient_precision") == "32" and precision == ts.MIXED:
-        errors["gradient_precision"] = ("Precisione dei gradienti: con LoRA gli adattatori sono già in fp32 e i"
-                                        " loro gradienti pure; lascia 16 bit o scegli autocast.")
+    if method in (ts.QLORA, ts.LORA_8BIT) and precision == ts.FP32:
+        errors["precision_mode"] = ("Precisione: bitsandbytes calcola una base quantizzata in 16 bit; scegli la"
+                                    " precisione mista, autocast o bf16 puro.")
     if values.get("offload_param") is True and values.get("offload_optimizer") is not True:
         errors["offload_param"] = ("Pesi su CPU: DeepSpeed e FSDP spostano i pesi sulla CPU solo insieme agli stati"
                                    " dell'ottimizzatore; attiva anche «Ottimizzatore su CPU».")
@@ -378,7 +387,8 @@ def fields() -> tuple[Field, ...]:
                        Option(ts.AUTOCAST, "Pesi fp32 con autocast bf16 (Trainer di Transformers, Accelerate)"),
                        Option(ts.PURE_BF16, "bf16 puro: pesi, gradienti e stati (torchtune, LitGPT bf16-true)"),
                        Option(ts.FP32, "fp32")),
-              help="Decide i byte di pesi, gradienti e stati dell'ottimizzatore."),
+              help="Decide i byte di pesi, gradienti e stati dell'ottimizzatore. Con LoRA e QLoRA la precisione mista"
+                   " è quella del Trainer: base in bf16, adattatori aggiornati in fp32 sotto autocast."),
         Field(id="step_optimizer", label="Ottimizzatore", default="adamw", kind=Kind.CHOICE,
               group="Precisione e ottimizzatore", modes=on,
               options=tuple(Option(key, spec.label) for key, spec in ts.OPTIMIZERS.items()),

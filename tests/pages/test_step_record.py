@@ -15,9 +15,9 @@ from tests.pages.step_record import RECORD, SETUPS, estimate
 
 TOLERANCE = Decimal("0.03")
 CPU_ONLY = {
-    "llama1b-full-fp32-adamw": "In fp32 the CPU's SDPA has no flash kernel and runs the math one, which keeps the"
-                               " s × s scores; CUDA runs its memory-efficient kernel (the setup traced again with the"
-                               " CPU's flash kernel, llama1b-full-fp32-adamw-cpu-flash, is the GPU's case).",
+    "llama1b-full-fp32-adamw-cpu-flash": "The CPU's flash kernel takes fp32; CUDA's does not, and with grouped keys"
+                                         " and values PyTorch falls back to the math kernel, which keeps the s × s"
+                                         " softmax (the page's case, traced as llama1b-full-fp32-adamw).",
     "flan-t5-base-full-fp32-adamw-cpu-dropout": "The CPU's F.dropout keeps its mask in the activations' dtype (4 bytes"
                                                 " in fp32); CUDA's kernel keeps 1 byte, as the page counts and as"
                                                 " flan-t5-base-full-fp32-adamw traces it.",
