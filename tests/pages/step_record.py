@@ -111,3 +111,19 @@ def estimate(setup: dict[str, Any]) -> dict[str, Decimal]:
     given = vram_step.read(evaluation.values)
     result = vram_step.evaluate_step(given)
     return {"peak": result.allocated, **{phase.name: phase.total for phase in result.phases}}
+
+
+def rows() -> list[tuple[str, str, str, str]]:
+    """The article's table: each traced setup, its measured peak and the page's, GiB, and the error."""
+    from calculator.form.numbers import format_decimal
+    from calculator.llm.units import BYTES_PER_GIB
+
+    out = []
+    for setup in SETUPS:
+        measured = Decimal(setup["peak"]["bytes"])
+        guess = estimate(setup)["peak"]
+        error = (guess / measured - 1) * 100
+        out.append((f"`{setup['name']}`", format_decimal((measured / BYTES_PER_GIB).quantize(Decimal("0.01"))),
+                    format_decimal((guess / BYTES_PER_GIB).quantize(Decimal("0.01"))),
+                    f"{format_decimal(error.quantize(Decimal('0.1')))} %"))
+    return out

@@ -63,3 +63,18 @@ def test_each_phase_within_five_percent_where_it_sets_the_peak(name: str) -> Non
     top = max(measured, key=lambda phase: measured[phase])
     guess = estimate(setup)
     assert abs(guess.get(top, Decimal(0)) / measured[top] - 1) <= Decimal("0.05"), top
+
+
+def test_the_article_and_the_measurements_show_this_record() -> None:
+    from pathlib import Path
+
+    from tests.pages.step_record import rows
+
+    root = Path(__file__).resolve().parents[2]
+    article = (root / "docs" / "vram-addestramento-llm.md").read_text()
+    report = (root / "reports" / "measurements.md").read_text()
+    for row in rows():
+        line = "| " + " | ".join(row) + " |"
+        assert line in article and line in report, row
+    inside = len(SETUPS) - len(CPU_ONLY)
+    assert f"resta entro il 3 % in {inside} passi su {len(SETUPS)}" in article
