@@ -5,7 +5,9 @@ extensions (MkDocs, Zensical) builds the same pages.
 
 * A line ``[[calcolatore <id>]]`` becomes the calculator's form with its
   default results, rendered by the ``calculator`` package and marked with the
-  engine's version, followed by a tiny inline script
+  engine's version, followed by two tiny inline scripts: one
+  (``docs/assets/javascripts/page-fallback.js``) that says so, and keeps what the
+  reader types, if the page script does not load; one
   (``docs/assets/javascripts/engine-start.js``) that starts the engine's worker
   while the rest of the page is still being parsed.
 * ``[[da-provare-dopo <id>]]`` lists the site's other calculators, and
@@ -54,6 +56,7 @@ DISPLAY_MATH = re.compile(r"^\$\$(.+?)\$\$\s*$")
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)\$")
 ITALIAN_NUMBER = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d+,\d+")
 ENGINE_START = Path(__file__).resolve().parent.parent / "docs" / "assets" / "javascripts" / "engine-start.js"
+PAGE_FALLBACK = ENGINE_START.with_name("page-fallback.js")
 
 
 class DirectiveError(ValueError):
@@ -104,13 +107,18 @@ def mathml(latex: str, display: bool) -> str:
     return markup
 
 
-@functools.cache
-def engine_start() -> str:
-    """The inline script that starts the engine's worker early, without its leading comment (the build
-    adds its hash to the Content-Security-Policy)."""
-    lines = ENGINE_START.read_text(encoding="utf-8").splitlines(keepends=True)
+def _inline_script(path: Path) -> str:
+    """A script to inline, without its leading comment (the build adds its hash to the Content-Security-Policy)."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     code = "".join(itertools.dropwhile(lambda line: line.startswith("//"), lines))
     return f"<script>\n{code}</script>\n"
+
+
+@functools.cache
+def inline_scripts() -> str:
+    """The inline scripts after a form: the fallback that speaks when the page script does not load or run
+    (``page-fallback.js``), and the start of the engine's worker while the page is parsed (``engine-start.js``)."""
+    return _inline_script(PAGE_FALLBACK) + _inline_script(ENGINE_START)
 
 
 def table(calculator_id: str, name: str) -> str:
@@ -158,7 +166,7 @@ class CalculatorPreprocessor(Preprocessor):
 
     def calculator(self, calculator_id: str) -> list[str]:
         """The form (raw HTML), its feed links (Markdown, inside it) and the inline start script."""
-        form = render(_calculator(calculator_id), attributes=form_attributes()) + "\n" + engine_start()
+        form = render(_calculator(calculator_id), attributes=form_attributes()) + "\n" + inline_scripts()
         before, _, after = form.partition(FEEDS_MARK)
         if not after:
             return ["", self.md.htmlStash.store(form), ""]

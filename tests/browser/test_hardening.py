@@ -221,3 +221,33 @@ def test_a_value_too_long_for_the_address_stays_out_of_it(page: Page, server: Se
     field.fill("16")
     expect(page).to_have_url(re.compile(r"micro_batch=16\b"))
     expect(form.locator("[data-address-note]")).to_be_hidden()
+
+
+@pytest.mark.parametrize("script", ["calculators", "engine-protocol", "form"])
+def test_a_page_script_that_does_not_load_says_so_and_keeps_the_values(fault_context: tuple[Page, Watch],
+                                                                        server: Server, script: str) -> None:
+    """The page script or a module it imports is missing (or, for form.mjs, broken: it loads and throws): the form
+    says so in Italian, and what the reader types is kept as the page script would keep it, so that a reload, once
+    the script is back, computes it (issue 27, point 4)."""
+    page, watch = fault_context
+    pattern = f"**/{script}.*.mjs"
+    if script == "form":
+        watch.expected_errors.append("guasto")
+        broken = 'export const mountCalculator = () => {};\nthrow new Error("guasto");'  # loads, then throws
+        page.route(pattern, lambda route: route.fulfill(status=200, body=broken,
+                                                        headers={"Content-Type": "text/javascript"}))
+    else:
+        page.route(pattern, lambda route: route.fulfill(status=404, body="not found"))
+    page.goto(server.url + "accumulo-del-gradiente/")
+    form = calculator(page, "accumulo-del-gradiente")
+    status = form.locator("[data-engine-status]")
+    expect(status).to_contain_text("Lo script della pagina non si è caricato", timeout=20_000)
+    expect(form).to_have_attribute("data-state", "error")
+    form.locator('[name="data_parallel_gpus"]').fill("4")
+    expect(page).to_have_url(re.compile(r"data_parallel_gpus=4\b"))
+    page.unroute(pattern)
+    page.goto(server.url + "accumulo-del-gradiente/")  # a plain address: the values come from this device
+    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    expect(form.locator('[name="data_parallel_gpus"]')).to_have_value("4")
+    expect(output(form, "effective_batch")).to_have_text("128")
+    expect(status).not_to_contain_text("Lo script della pagina")

@@ -11,6 +11,8 @@ import { ensureEngine, isOwnDeploy, startEngine } from "./engine-client.mjs";
 import { mountCalculator } from "./form.mjs";
 
 const FORMS = "form[data-calculator]";
+// Running: the inline fallback (page-fallback.js) need not speak for us.
+window.calcPageScript = true;
 const RELOADED = "calcolatori:ricaricata-per";
 
 /** Load the page again, with its own scripts; once only for an address (never in a loop), else say so. */
