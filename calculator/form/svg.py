@@ -17,20 +17,21 @@ BAR_HEIGHT = 36
 LEGEND_ROW = 24
 
 
-def stacked_bar(title: str, parts: Sequence[tuple[str, Decimal]], unit: str) -> str:
-    """One horizontal bar split into labelled parts, with a legend below it."""
+def stacked_bar(title: str, parts: Sequence[tuple[str, Decimal]], unit: str, width: int = WIDTH) -> str:
+    """One horizontal bar split into labelled parts, with a legend below it; ``width`` in the chart's units (a
+    narrow chart, beside the results, keeps its text readable)."""
     total = sum((value for _, value in parts), Decimal(0))
     description = "; ".join(f"{label}: {format_decimal(value)} {unit}" for label, value in parts)
     height = BAR_HEIGHT + 16 + LEGEND_ROW * len(parts)
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="calc-chart" viewBox="0 0 {WIDTH} {height}"'
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="calc-chart" viewBox="0 0 {width} {height}"'
         f' role="img" aria-labelledby="calc-chart-title calc-chart-desc">',
         f'<title id="calc-chart-title">{escape(title)}</title>',
         f'<desc id="calc-chart-desc">{escape(description)}; totale {format_decimal(total)} {unit}</desc>',
     ]
     x = Decimal(0)
     for index, (label, value) in enumerate(parts):
-        share = value / total * WIDTH if total > 0 else Decimal(0)
+        share = value / total * width if total > 0 else Decimal(0)
         if share > 0:
             out.append(
                 f'<rect class="calc-part-{index}" x="{_n(x)}" y="0" width="{_n(share)}" height="{BAR_HEIGHT}">'

@@ -32,6 +32,7 @@ from .presets import field_texts, presets_for
 from .vram_step import STEP
 
 ARTICLE, DEEPSPEED = "zero", "deepspeed"
+NARROW = 300  # the chart's width in its own units: it sits in the results column
 SHAPE_GROUP = "Forma del modello (per Adafactor)"
 SHAPE_FIELDS = ("layers", "hidden_size", "intermediate_size", "attention_heads", "kv_heads", "head_dim", "vocab_size",
                 "experts")
@@ -241,11 +242,11 @@ def chart(values: Values, outputs: Outputs) -> str:
     if values["convention"] == DEEPSPEED:
         return stacked_bar("Memoria per GPU, per componente", [
             ("Stati del modello (stimatore di DeepSpeed)", number(outputs, "states_gb")),
-            ("Attivazioni", number(outputs, "activations_gb"))], "GB")
+            ("Attivazioni", number(outputs, "activations_gb"))], "GB", NARROW)
     parts = [(label, number(outputs, key)) for key, label in (
         ("weights_per_gpu_gb", "Pesi"), ("gradients_per_gpu_gb", "Gradienti"),
         ("optimizer_per_gpu_gb", "Stati dell'ottimizzatore"), ("activations_gb", "Attivazioni"))]
-    return stacked_bar("Memoria per GPU, per componente", parts, "GB")
+    return stacked_bar("Memoria per GPU, per componente", parts, "GB", NARROW)
 
 
 def optimizer_table() -> Table:
@@ -293,8 +294,9 @@ CALCULATOR = Calculator(
             options=(Option(ARTICLE, "Articolo ZeRO: byte per parametro per ogni stato"),
                      Option(DEEPSPEED, "Stimatori di DeepSpeed (estimate_zero2/zero3_model_states_mem_needs)"),
                      Option(STEP, "Picco di un passo di addestramento: metodo, attivazioni, nvidia-smi")),
-            help="Le due convenzioni danno cifre diverse: l'articolo conta i byte di ogni stato, DeepSpeed aggiunge lo"
-                 " strato più grande (ZeRO-3), l'offload su CPU e la memoria della CPU.",
+            help="L'articolo conta i byte di ogni stato; DeepSpeed aggiunge lo strato più grande (ZeRO-3), l'offload"
+                 " su CPU e la memoria della CPU; il picco di un passo segue l'addestramento fase per fase, con"
+                 " LoRA, QLoRA, attivazioni e loss, fino a ciò che mostrerà nvidia-smi.",
         ),
         Field(
             id="parameters_billion", label="Parametri del modello", default="7", kind=Kind.DECIMAL,
