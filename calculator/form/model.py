@@ -287,6 +287,7 @@ class Calculator:
     feeds: tuple[Feed, ...] = ()  # links that open a sibling with this calculator's results filled in
     tables: Mapping[str, Callable[[], Table]] = field(default_factory=dict)  # the article's generated tables
     chart_after: str = ""  # a result id: the chart sits in the results column after it, in view while editing
+    glance: tuple[str, ...] = ()  # results repeated in a bar kept in view under the inputs on narrow screens
 
     def mode(self, values: Mapping[str, object]) -> str:
         """The current mode ('' for calculators without modes)."""

@@ -75,11 +75,22 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None,
         parts.append(rows.pop(group, ""))
         parts.extend(_field(calc, spec, values, evaluation, mode) for spec in fields)
         parts.append("</fieldset>")
+    parts.append(_glance(calc, evaluation))
     parts.append(_actions())
     parts.append("</div>")
     parts.append(_results(calc, evaluation))
     parts.append("</form>")
     return "\n".join(parts)
+
+
+def _glance(calc: Calculator, evaluation: Evaluation) -> str:
+    """On a narrow screen the results come after every field: these stay in view at the bottom while one edits.
+    Hidden from screen readers, which hear the same results from the live region."""
+    if not calc.glance:
+        return ""
+    items = "".join(f'<span class="calc__glance-item" data-output="{_a(key)}">'
+                    f"{_t(evaluation.results.get(key, ''))}</span>" for key in calc.glance)
+    return f'<div class="calc__glance" aria-hidden="true">{items}</div>'
 
 
 def _engine_status() -> str:

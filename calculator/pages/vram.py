@@ -428,6 +428,7 @@ CALCULATOR = Calculator(
     check=check,
     chart=chart,
     chart_after="advice",
+    glance=("fit",),
     tables={"ottimizzatori": optimizer_table},
     presets=(*presets_for(VRAM), *gpu_presets()),
     feeds=(
