@@ -44,6 +44,7 @@ PRECISIONS = (MIXED, AUTOCAST, PURE_BF16, FP32)
 
 # What is trained.
 FULL, LORA, DORA, QLORA, LORA_8BIT, FREEZE = "completo", "lora", "dora", "qlora", "lora_8bit", "congelato"
+MODULES_ONLY = "moduli"  # only some modules of every layer trained (attention or MLP), the rest frozen
 ADAPTERS = (LORA, DORA, QLORA, LORA_8BIT)
 NF4, FP4 = "nf4", "fp4"
 

@@ -107,6 +107,8 @@ def trainable_count(values: Values, arch: Architecture, parameters: int) -> int:
     method = str(values["method"])
     if method == ts.FULL:
         return parameters
+    if method == ts.MODULES_ONLY:
+        return trained_modules_count(arch, str(values["trainable_modules"]))
     if method == ts.FREEZE:
         embeddings = arch.vocab * arch.hidden * (1 if arch.tied else 2)
         per_layer = max(parameters - embeddings, 0) // max(arch.layers + arch.decoder_layers, 1)
@@ -120,6 +122,23 @@ def trainable_count(values: Values, arch: Architecture, parameters: int) -> int:
                       decoder_layers=arch.decoder_layers, experts=arch.experts,
                       shared_intermediate=arch.shared_intermediate)
     return trainable(setup)[1]
+
+
+TRAINED_MODULES = {
+    "attenzione": ("Attenzione (q, k, v, o)", frozenset({"q_proj", "k_proj", "v_proj", "o_proj"})),
+    "mlp": ("MLP (gate, up, down)", frozenset({"gate_proj", "up_proj", "down_proj"})),
+}
+
+
+def trained_modules_count(arch: Architecture, which: str) -> int:
+    """The weights of the attention's or the MLP's matrices in every layer (every expert's, for a mixture)."""
+    q, kv = arch.heads * arch.dim, arch.kv_heads * arch.dim
+    if which == "attenzione":
+        per_layer = arch.hidden * (q + 2 * kv) + q * arch.hidden
+    else:
+        inner = arch.expert_intermediate if arch.moe else arch.intermediate
+        per_layer = (3 if arch.mlp == GATED else 2) * arch.hidden * inner * max(arch.experts, 1)
+    return per_layer * (arch.layers + arch.decoder_layers)
 
 
 def layer_matrices(arch: Architecture) -> int:
@@ -150,6 +169,8 @@ def read(values: Values) -> StepInput:
     frozen = ts.FrozenBase(TARGETS[str(values["lora_targets"])][1], integer(values, "rank"),
                            ts.input_copy_bytes(training), ts.adapter_bytes(training),
                            values.get("lora_dropout") is True) if method in ts.ADAPTERS else None
+    if method == ts.MODULES_ONLY:  # trained modules keep their inputs; frozen ones and the norms do not
+        frozen = ts.FrozenBase(TRAINED_MODULES[str(values["trainable_modules"])][1], 0, 0, 0)
     if method == ts.FREEZE:  # frozen layers below the trained ones keep nothing for a backward that never reaches them
         shape = replace(shape, layers=min(integer(values, "trainable_layers"), shape.layers))
     return StepInput(parameters, shape, arch, training, str(values["loss"]),
@@ -235,6 +256,10 @@ def alternatives(given: StepInput, values: Values) -> list[tuple[str, StepInput]
         out.append(("QLoRA NF4", read({**values, "method": ts.QLORA, "quant_type": ts.NF4, "double_quant": True,
                                        "precision_mode": ts.PURE_BF16 if given.training.precision == ts.PURE_BF16
                                        else ts.AUTOCAST})))
+    if training.method not in ts.ADAPTERS or given.gpus > 1:
+        more = given.gpus * 2
+        out.append((f"{more} GPU con ZeRO-3", replace(given, gpus=more, training=replace(
+            training, zero_stage=3, data_parallel=more // given.tensor_parallel))))
     if given.gpus > 1 and training.zero_stage < 3:
         out.append((f"ZeRO-{training.zero_stage + 1}",
                     replace(given, training=replace(training, zero_stage=training.zero_stage + 1))))
@@ -357,7 +382,8 @@ def fields() -> tuple[Field, ...]:
         Field(id="method", label="Metodo", default=ts.FULL, kind=Kind.CHOICE, group="Metodo", modes=on,
               options=(Option(ts.FULL, "Fine-tuning completo"), Option(ts.LORA, "LoRA"), Option(ts.DORA, "DoRA"),
                        Option(ts.QLORA, "QLoRA (base a 4 bit)"), Option(ts.LORA_8BIT, "LoRA su base a 8 bit"),
-                       Option(ts.FREEZE, "Solo gli ultimi strati (il resto congelato)")),
+                       Option(ts.FREEZE, "Solo gli ultimi strati (il resto congelato)"),
+                       Option(ts.MODULES_ONLY, "Solo alcuni moduli di ogni strato (il resto congelato)")),
               help="Con LoRA e QLoRA la base congelata non ha gradienti né stati dell'ottimizzatore."),
         Field(id="rank", label="Rango LoRA (r)", default="16", group="Metodo", modes=on, maximum=Decimal(65_536),
               help="Usato da LoRA, DoRA e QLoRA."),
@@ -381,6 +407,10 @@ def fields() -> tuple[Field, ...]:
               modes=on, help="bnb_4bit_use_double_quant: costanti a 8 bit, da 0,5 a 0,127 bit per peso."),
         Field(id="trainable_layers", label="Strati addestrati (gli ultimi)", default="4", group="Metodo", modes=on,
               minimum=Decimal(0), maximum=Decimal(10_000), help="Solo con «Solo gli ultimi strati»."),
+        Field(id="trainable_modules", label="Moduli addestrati", default="attenzione", kind=Kind.CHOICE,
+              group="Metodo", modes=on, options=tuple(Option(k, label) for k, (label, _) in TRAINED_MODULES.items()),
+              help="Solo con «Solo alcuni moduli»: gli altri pesi, le norme, gli embedding e la testa restano"
+                   " congelati."),
         Field(id="precision_mode", label="Precisione", default=ts.MIXED, kind=Kind.CHOICE,
               group="Precisione e ottimizzatore", modes=on,
               options=(Option(ts.MIXED, "Mista con copia master fp32 (DeepSpeed, Megatron: 16 B/parametro)"),

@@ -174,3 +174,25 @@ def test_entra_only_when_the_whole_band_fits(setup: dict[str, object], card: Dec
     card_bytes = card * 10**9
     assert verdict.startswith("Entra") == (high <= card_bytes)
     assert verdict.startswith("Non entra") == (low > card_bytes)
+
+
+@pytest.mark.parametrize(("which", "expected"), [
+    # Llama 3.1 8B: 32 layers of q (4096²), k and v (4096 × 1024 each), o (4096²); of gate, up, down (4096 × 14336).
+    ("attenzione", 32 * (4096 * 4096 * 2 + 4096 * 1024 * 2)),
+    ("mlp", 32 * 3 * 4096 * 14336),
+])
+def test_training_only_some_modules(which: str, expected: int) -> None:
+    texts = {f.id: f.default for f in CALCULATOR.fields}
+    texts.update({k: v for k, v in field_texts(model("llama-3.1-8b")).items() if k in texts})
+    full = evaluate(CALCULATOR, {**texts, "convention": vram_step.STEP})
+    some = evaluate(CALCULATOR, {**texts, "convention": vram_step.STEP, "method": ts.MODULES_ONLY,
+                                 "trainable_modules": which})
+    assert some.outputs["trainable_parameters"] == expected
+    assert some.outputs["peak_allocated_gib"] < full.outputs["peak_allocated_gib"]  # type: ignore[operator]
+
+
+def test_advice_names_what_would_make_it_fit() -> None:
+    texts = {f.id: f.default for f in CALCULATOR.fields}
+    advice = str(evaluate(CALCULATOR, {**texts, "convention": vram_step.STEP}).outputs["advice"])
+    for option in ("LoRA", "AdamW a 8 bit", "2 GPU con ZeRO-3", "ottimizzatore nel backward"):
+        assert option in advice
