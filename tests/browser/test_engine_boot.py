@@ -6,11 +6,14 @@ import gzip
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from ..conftest import Server, Watch, watch_page, watched_context
+from tools.local_server import Throttle
+
+from ..conftest import Server, Watch, serving, watch_page, watched_context
 from ..support.pages import READY_TIMEOUT, calculator, output
 
 pytestmark = pytest.mark.browser
@@ -135,3 +138,33 @@ def test_the_standard_library_comes_after_the_snapshot(engine_page: Page, server
             break
         engine_page.wait_for_timeout(100)
     assert names.index("python_stdlib.empty.zip") < names.index("python_stdlib.zip")
+
+
+@pytest.fixture
+def one_megabit_server(site_dir: Path) -> Iterator[Server]:
+    """The site on a 1 Mbit/s link with 50 ms round trips: the engine's start (about 10.5 MB) takes about 90 s."""
+    with serving(site_dir, throttle=Throttle(bytes_per_second=1e6 / 8, round_trip_seconds=0.05)) as running:
+        yield running
+
+
+@pytest.mark.slow
+def test_a_start_at_one_megabit_succeeds_and_shows_its_progress(browser, one_megabit_server: Server) -> None:  # type: ignore[no-untyped-def]
+    """The start's budget counts progress, not time (issue 27, point 3): three times its 30 s pass while the
+    downloads still move, which the form shows, and the engine starts from its snapshot."""
+    watch = Watch()
+    context = watched_context(browser, one_megabit_server.host, watch, service_workers="block")
+    page = context.new_page()
+    watch_page(page, watch)
+    page.goto(one_megabit_server.url + "accumulo-del-gradiente/", timeout=60_000)
+    form = calculator(page, "accumulo-del-gradiente")
+    progress = form.locator("[data-engine-progress]")
+    expect(progress).to_contain_text(re.compile(r"Scaricati finora \d+,\d MB"), timeout=30_000)
+    first = progress.text_content()
+    expect(progress).not_to_have_text(first or "", timeout=10_000)  # moving
+    expect(form).to_have_attribute("data-state", "ready", timeout=240_000)
+    expect(form).to_have_attribute("data-engine-boot", "snapshot")
+    expect(progress).to_have_count(0)
+    form.locator('[name="data_parallel_gpus"]').fill("4")
+    expect(output(form, "effective_batch")).to_have_text("128")
+    context.close()
+    assert watch.page_errors == [] and watch.foreign_requests == []

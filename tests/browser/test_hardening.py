@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -251,3 +252,73 @@ def test_a_page_script_that_does_not_load_says_so_and_keeps_the_values(fault_con
     expect(form.locator('[name="data_parallel_gpus"]')).to_have_value("4")
     expect(output(form, "effective_batch")).to_have_text("128")
     expect(status).not_to_contain_text("Lo script della pagina")
+
+
+def test_a_worker_that_dies_while_computing_is_replaced_and_answers(fault_context: tuple[Page, Watch],
+                                                                    server: Server) -> None:
+    """The first worker closes itself on its first request, silently (as a crashed one would): the page notices that
+    it answers neither the request nor a ping, starts another, and the request gets its answer (issue 27, point 6)."""
+    page, _ = fault_context
+    page.add_init_script("globalThis.CALC_ANSWER_TIMEOUT_MS = 1500")
+    served = []
+
+    def dying_once(route: Route) -> None:
+        served.append(route.request.url)
+        if len(served) > 1:
+            return route.continue_()
+        _broken_worker(('if (!data || data.type !== protocol.COMPUTE) return;',
+                        'if (!data || data.type !== protocol.COMPUTE) return;\n  self.close();\n  return;'))(route)
+        return None
+
+    page.route("**/engine-worker.*.mjs", dying_once)
+    page.goto(server.url + "accumulo-del-gradiente/")
+    form = calculator(page, "accumulo-del-gradiente")
+    form.locator('[name="data_parallel_gpus"]').fill("4")
+    expect(output(form, "effective_batch")).to_have_text("128", timeout=READY_TIMEOUT)
+    expect(form).to_have_attribute("data-state", "ready")
+    expect(form).not_to_have_attribute("data-busy", "")
+    assert len(served) == 2  # the dead worker, and the one that replaced it
+
+
+@pytest.fixture
+def stalled_snapshot_server(site_dir: Path) -> Iterator[Server]:
+    """The site, whose snapshot is asked for and never answered (a connection that accepts and stays silent)."""
+    running = serve(site_dir, delays={"snapshot.csn1.gz": 300.0})
+    yield running
+    running.stop()
+
+
+def test_a_stalled_snapshot_download_is_abandoned_for_the_normal_start(browser, stalled_snapshot_server: Server) -> None:  # type: ignore[no-untyped-def]
+    watch = Watch()
+    context = watched_context(browser, stalled_snapshot_server.host, watch, service_workers="block")
+    page = context.new_page()
+    watch_page(page, watch)
+    page.goto(stalled_snapshot_server.url + "accumulo-del-gradiente/")
+    form = calculator(page, "accumulo-del-gradiente")
+    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    expect(form).to_have_attribute("data-engine-boot", "normal")
+    form.locator('[name="data_parallel_gpus"]').fill("4")
+    expect(output(form, "effective_batch")).to_have_text("128")
+    context.close()
+    assert_clean(watch)
+
+
+@pytest.mark.parametrize("fault", ["missing", "corrupted"])
+def test_a_missing_or_corrupted_runtime_is_reported_at_once(fault_context: tuple[Page, Watch], server: Server,
+                                                            fault: str) -> None:
+    """Neither way to start works without pyodide.asm.wasm: its failure is reported as soon as it is known, well
+    before the start's time limit (30 s without progress), and the retry recovers."""
+    page, watch = fault_context
+    watch.expected_errors.append("pyodide.asm.wasm")
+    pattern = "**/engine/*/pyodide.asm.wasm"
+    if fault == "missing":
+        page.route(pattern, lambda route: route.fulfill(status=404, body="not found"))
+    else:
+        page.route(pattern, lambda route: route.fulfill(status=200, body=b"\0asm garbage" * 100,
+                                                        headers={"Content-Type": "application/wasm"}))
+    started = time.monotonic()
+    page.goto(server.url + "accumulo-del-gradiente/")
+    form = calculator(page, "accumulo-del-gradiente")
+    expect(form).to_have_attribute("data-state", "error", timeout=20_000)
+    assert time.monotonic() - started < 20
+    recover(page, form, pattern)

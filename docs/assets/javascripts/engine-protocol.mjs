@@ -4,9 +4,12 @@
 // page → worker
 //   {type: "start", version: string}               the engine's version: its files are in ../engine/<version>/
 //   {type: "compute", id: number, request: string} request = JSON for calculator.form.api.handle
+//   {type: "ping"}                                 an answer is late: is the worker alive?
 // worker → page
+//   {type: "progress", bytes: number}              bytes of the engine downloaded so far (while starting)
 //   {type: "ready", boot: "snapshot" | "normal"}
 //   {type: "result", id: number, response: string} response = JSON from calculator.form.api.handle
+//   {type: "pong"}                                 alive (answers "ping")
 //   {type: "failed", reason: string}               the engine cannot answer (technical detail, English)
 //
 // The inline script that starts the worker early (engine-start.js) cannot import a module: it
@@ -17,11 +20,18 @@ export const COMPUTE = "compute";
 export const READY = "ready";
 export const RESULT = "result";
 export const FAILED = "failed";
+export const PROGRESS = "progress";
+export const PING = "ping";
+export const PONG = "pong";
 
 /** @param {string} version */
 export const start = (version) => ({ type: START, version });
 /** @param {number} id @param {string} request */
 export const compute = (id, request) => ({ type: COMPUTE, id, request });
+export const ping = () => ({ type: PING });
+/** @param {number} bytes */
+export const progress = (bytes) => ({ type: PROGRESS, bytes });
+export const pong = () => ({ type: PONG });
 /** @param {"snapshot" | "normal"} boot */
 export const ready = (boot) => ({ type: READY, boot });
 /** @param {number} id @param {string} response */

@@ -4,7 +4,9 @@
 //
 // Start-up: restore the memory snapshot made at build time (calculator already
 // imported), which takes a fraction of a second; if that fails in any way (the
-// snapshot API is not a stable one), boot Pyodide normally and load the wheel.
+// snapshot API is not a stable one, or its download stalls), boot Pyodide normally and load the wheel.
+// The big downloads report their progress to the page (which waits as long as they move); a runtime that cannot
+// be downloaded or compiled fails the start at once, since neither way can start without it.
 
 import * as protocol from "./engine-protocol.mjs";
 import { unpackSnapshot } from "./snapshot-file.mjs";
@@ -17,16 +19,74 @@ const BUILD_FILES = "./";
 /** Where this build's own files are. */
 const buildDirectory = (engineDir) => new URL(BUILD_FILES, engineDir);
 
+// A download with somewhere else to turn (the snapshot: the normal start) that receives nothing for this long (its
+// answer, or its next bytes) is abandoned. The runtime has nowhere else: the page's budget for the start decides.
+const STALL_MS = 10000;
+// Progress reaches the page at most this often.
+const PROGRESS_EVERY_MS = 250;
+
+let received = 0;
+let reported = 0;
+function progress(bytes) {
+  received += bytes;
+  const now = Date.now();
+  if (now - reported < PROGRESS_EVERY_MS) return;
+  reported = now;
+  self.postMessage(protocol.progress(received));
+}
+
+/** fetch, with its progress reported, abandoned (if ``stalls``) when nothing arrives for STALL_MS. */
+async function watchedFetch(url, { stalls = false } = {}) {
+  const controller = new AbortController();
+  let timer = 0;
+  const arm = () => {
+    clearTimeout(timer);
+    if (stalls) timer = setTimeout(() => controller.abort(new Error(`${url.split("/").pop()}: stalled`)), STALL_MS);
+  };
+  arm();
+  let response;
+  try {
+    response = await fetch(url, { signal: controller.signal });
+  } catch (error) {
+    clearTimeout(timer);
+    throw error;
+  }
+  if (!response.ok || !response.body) {
+    clearTimeout(timer);
+    return response;
+  }
+  const body = response.body.pipeThrough(new TransformStream({
+    transform(chunk, stream) {
+      arm();
+      progress(chunk.byteLength);
+      stream.enqueue(chunk);
+    },
+    flush: () => clearTimeout(timer),
+  }));
+  return new Response(body, { status: response.status, headers: response.headers });
+}
+
+/** Pyodide's runtime, compiled as it downloads; missing or not WebAssembly: an error that says so. */
+async function compileRuntime(url) {
+  const response = await watchedFetch(url);
+  if (!response.ok) throw new Error(`pyodide.asm.wasm: HTTP ${response.status}`);
+  // Streaming needs the right type; a host that sends another is slower, not broken.
+  if ((response.headers.get("Content-Type") || "").startsWith("application/wasm")) {
+    return WebAssembly.compileStreaming(response);
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
 /** Every download starts at once; each is awaited only where it is needed. */
 function download(engineDir) {
   const url = (name) => new URL(name, engineDir).href;
   const own = (name) => new URL(name, buildDirectory(engineDir)).href;
   const lock = fetch(own("pyodide-lock.json")).then((r) => r.json()); // read once, by us and by loadPyodide
-  const snapshot = fetch(own("snapshot.csn1.gz")).then((response) => {
+  const snapshot = watchedFetch(own("snapshot.csn1.gz"), { stalls: true }).then((response) => {
     if (!response.ok) throw new Error(`snapshot: HTTP ${response.status}`);
     return unpackSnapshot(response.body.pipeThrough(new DecompressionStream("gzip")));
   });
-  const runtime = WebAssembly.compileStreaming(fetch(url("pyodide.asm.wasm")));
+  const runtime = compileRuntime(url("pyodide.asm.wasm"));
   const files = {
     pyodide: import(url("pyodide.mjs")),
     lock,
@@ -35,7 +95,7 @@ function download(engineDir) {
     runtime,
   };
   import(url("pyodide.asm.mjs")).catch(() => {}); // loadPyodide imports it later: same module, already parsed
-  // A missing snapshot only means a normal boot; a runtime not compiled here is compiled by loadPyodide.
+  // A missing snapshot only means a normal boot; a runtime that failed here fails the start (boot()).
   for (const promise of [lock, snapshot, runtime]) promise.catch(() => {});
   return files;
 }
@@ -58,6 +118,12 @@ function useCompiledRuntime(runtime) {
 async function boot(engineDir) {
   const files = download(engineDir);
   useCompiledRuntime(files.runtime);
+  // Neither way starts without the runtime: if it cannot be downloaded or compiled, the start fails now.
+  const withoutRuntime = files.runtime.then(() => new Promise(() => {}));
+  return Promise.race([start(files, engineDir), withoutRuntime]);
+}
+
+async function start(files, engineDir) {
   const { loadPyodide } = await files.pyodide;
   const options = {
     indexURL: engineDir.href, packageBaseUrl: buildDirectory(engineDir).href, lockFileContents: files.lock,
@@ -81,7 +147,7 @@ async function boot(engineDir) {
 
 /** Put the real standard library where the snapshot's Python expects it (it knows its directory). */
 async function installStdlib(pyodide, engineDir) {
-  const response = await fetch(new URL("python_stdlib.zip", engineDir));
+  const response = await watchedFetch(new URL("python_stdlib.zip", engineDir).href, { stalls: true });
   if (!response.ok) throw new Error(`standard library: HTTP ${response.status}`);
   const archive = pyodide.runPython("import sys; next(p for p in sys.path if p.endswith('.zip'))");
   pyodide.FS.writeFile(archive, new Uint8Array(await response.arrayBuffer()));
@@ -130,6 +196,11 @@ async function answer(handle, request) {
   }
   return handle(request);
 }
+
+// The page asks whether we are alive when an answer is late: answered at once, unless Python is busy computing.
+self.addEventListener("message", ({ data }) => {
+  if (data && data.type === protocol.PING) self.postMessage(protocol.pong());
+});
 
 self.addEventListener("message", async ({ data }) => {
   if (!data || data.type !== protocol.COMPUTE) return;

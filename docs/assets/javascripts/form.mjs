@@ -176,6 +176,22 @@ export function mountAddress(form) {
   };
 }
 
+const MEGABYTES = new Intl.NumberFormat("it-IT", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+
+/** The bytes a loading engine has downloaded so far, after the loading message ([data-engine-progress]). */
+function showProgress(status, received) {
+  const loading = status.querySelector('[data-when="loading"]');
+  if (!loading) return;
+  let note = loading.querySelector("[data-engine-progress]");
+  if (!received) return note?.remove();
+  if (!note) {
+    note = document.createElement("span");
+    note.dataset.engineProgress = "";
+    loading.append(note);
+  }
+  setText(note, ` Scaricati finora ${MEGABYTES.format(received / 1e6)} MB.`);
+}
+
 /** The engine's state on the form (data-state, [data-engine-status]), its retry button, and the results. */
 export function mountEngine(form, restored) {
   const calculator = form.dataset.calculator;
@@ -198,15 +214,17 @@ export function mountEngine(form, restored) {
   }
 
   function render() {
-    const { state, boot, reason } = engineStatus();
+    const { state, boot, reason, received, slow } = engineStatus();
     form.dataset.state = state === "ready" ? "ready" : state === "loading" ? "loading" : "error";
     if (state === "ready") form.dataset.engineBoot = boot;
     else delete form.dataset.busy;
     if (reason) form.dataset.engineReason = reason;
     else delete form.dataset.engineReason;
-    const showing = state === "ready" || (state === "loading" && !edited) ? "" : state;
+    // Loading is worth saying once the reader waits for it (an edit) or the start is slow (a slow link).
+    const showing = state === "ready" || (state === "loading" && !edited && !slow) ? "" : state;
     status.toggleAttribute("data-showing", Boolean(showing)); // a live region stays in place; only its text changes
     for (const message of status.querySelectorAll("[data-when]")) message.hidden = message.dataset.when !== showing;
+    showProgress(status, state === "loading" ? received : 0);
   }
 
   function onEngine() {
