@@ -8,7 +8,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# With site data blocked (a browser setting), merely reading localStorage or sessionStorage throws: the theme's inline
+# scripts and bundle do so unguarded, which stopped them with uncaught errors and lost the light/dark toggle. Before
+# the theme's first script, each storage that cannot be read is replaced by one in memory for the page's life (the
+# toggle works, without remembering), and the page scripts learn that nothing is kept (calcStorageBlocked).
+STORAGE_SHIM = (
+    "/*calcolatori: storage*/(()=>{for(const n of[\"localStorage\",\"sessionStorage\"]){try{window[n].length}"
+    "catch{const m=new Map,s={getItem:k=>m.has(k)?m.get(k):null,setItem:(k,v)=>{m.set(String(k),String(v))},"
+    "removeItem:k=>{m.delete(String(k))},clear:()=>m.clear(),key:i=>[...m.keys()][i]??null,get length(){return m.size}};"
+    "try{Object.defineProperty(window,n,{value:s,configurable:!0})}catch{}window.calcStorageBlocked=!0}}})();"
+)
+
 FIXES = [
+    (
+        "<script>__md_scope=new URL(",
+        f"<script>{STORAGE_SHIM}__md_scope=new URL(",
+        "<script>/*calcolatori: storage*/",
+    ),
     # Material's search overlay is a dialog with no name (axe: aria-dialog-name); Zensical names it.
     (
         '<div class="md-search" data-md-component="search" role="dialog">',
