@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import Page, expect
 
 from ..conftest import Server
@@ -34,3 +36,56 @@ def test_with_site_data_blocked_the_theme_works_and_keeps_its_toggle(page: Page,
     page.locator('.md-nav a[href$="parametri-lora/"]').first.click()  # the theme's navigation works too
     expect(calculator(page, "parametri-lora")).to_have_attribute("data-state", "ready")
 
+
+STORAGE_FULL = """
+Storage.prototype.setItem = function () { throw new DOMException("The quota has been exceeded.", "QuotaExceededError"); };
+"""
+
+
+def storage_note(page: Page, calculator_id: str):  # type: ignore[no-untyped-def]
+    return calculator(page, calculator_id).locator("[data-storage-note]")
+
+
+def test_values_that_cannot_be_kept_are_said_so(page: Page, server: Server) -> None:
+    """Storage full: the edit is in the address, not on this device, and the page says so (issue 27, point 8)."""
+    page.add_init_script(STORAGE_FULL)
+    form = open_ready(page, server, "accumulo-del-gradiente")
+    expect(storage_note(page, "accumulo-del-gradiente")).to_be_empty()
+    form.locator('[name="data_parallel_gpus"]').fill("4")
+    expect(storage_note(page, "accumulo-del-gradiente")).to_contain_text("Questo browser non conserva i valori")
+    expect(page).to_have_url(re.compile(r"data_parallel_gpus=4\b"))
+
+
+def test_values_blocked_with_site_data_are_said_so(page: Page, server: Server) -> None:
+    page.add_init_script(SITE_DATA_BLOCKED)
+    form = open_ready(page, server, "accumulo-del-gradiente")
+    form.locator('[name="data_parallel_gpus"]').fill("4")
+    expect(storage_note(page, "accumulo-del-gradiente")).to_contain_text("Questo browser non conserva i valori")
+
+
+def test_values_kept_from_a_visit_are_said_so(page: Page, server: Server) -> None:
+    form = open_ready(page, server, "accumulo-del-gradiente")
+    form.locator('[name="data_parallel_gpus"]').fill("4")
+    expect(page).to_have_url(re.compile(r"data_parallel_gpus=4\b"))
+    form = open_ready(page, server, "accumulo-del-gradiente")  # a plain address: the values come from this device
+    expect(form.locator('[name="data_parallel_gpus"]')).to_have_value("4")
+    expect(storage_note(page, "accumulo-del-gradiente")).to_contain_text("avevi lasciato qui l'ultima volta")
+    form.locator("button[type=reset]").click()
+    expect(storage_note(page, "accumulo-del-gradiente")).to_be_empty()
+    page.goto(server.url + "accumulo-del-gradiente/?data_parallel_gpus=2")  # a shared link: not this device's values
+    expect(storage_note(page, "accumulo-del-gradiente")).to_be_empty()
+
+
+def test_another_tab_learns_of_an_edit(page: Page, server: Server) -> None:
+    """Two tabs of one calculator: the last edit is kept, and the other tab says so and offers it."""
+    first = open_ready(page, server, "accumulo-del-gradiente")
+    other_page = page.context.new_page()
+    other = open_ready(other_page, server, "accumulo-del-gradiente")
+    other.locator('[name="data_parallel_gpus"]').fill("8")
+    expect(storage_note(page, "accumulo-del-gradiente")).to_contain_text("In un'altra scheda")
+    expect(first.locator('[name="data_parallel_gpus"]')).to_have_value("1")  # this tab's values stay until asked
+    first.get_by_role("button", name="Usa quei valori").click()
+    expect(first.locator('[name="data_parallel_gpus"]')).to_have_value("8")
+    expect(output(first, "effective_batch")).to_have_text("256")
+    expect(storage_note(page, "accumulo-del-gradiente")).to_be_empty()
+    other_page.close()

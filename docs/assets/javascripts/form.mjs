@@ -109,13 +109,39 @@ function readQuery(form, search) {
 // come back on the next visit; a shared link (values in the address) always wins over them.
 const storeKey = (form) => `calcolatori:${form.dataset.calculator}`;
 
+/** Keep (or forget, for null) the values on this device; returns whether it could. */
 function store(form, query) {
   try {
     if (query === null) localStorage.removeItem(storeKey(form));
     else localStorage.setItem(storeKey(form), query);
+    return !window.calcStorageBlocked; // site data blocked: the theme's stand-in keeps them for this page only
   } catch {
-    // storage refused (private mode, quota): the address still holds the values
+    return false; // storage refused (full, blocked): the address still holds the values, and the page says so
   }
+}
+
+// What the page says about the values kept on this device ([data-storage-note], after the address note).
+const STORAGE_NOTES = {
+  refused: "Questo browser non conserva i valori (memoria del sito piena o bloccata): alla prossima visita"
+    + " torneranno quelli di prima. Restano nell'indirizzo della pagina, che «Copia link» copia.",
+  restored: "Sono i valori che avevi lasciato qui l'ultima volta; «Ripristina i valori predefiniti» li dimentica.",
+  elsewhere: "In un'altra scheda i valori di questo calcolatore sono cambiati: il browser conserva l'ultima modifica,"
+    + " fatta lì.",
+};
+const USE_THEIRS = "Usa quei valori";
+
+function storageNote(form) {
+  let note = form.querySelector("[data-storage-note]");
+  if (!note) {
+    note = document.createElement("p");
+    note.className = "calc__note";
+    note.dataset.storageNote = "";
+    note.setAttribute("role", "status");
+    const after = form.querySelector("[data-address-note]");
+    if (after) after.after(note);
+    else form.append(note);
+  }
+  return note;
 }
 
 function stored(form) {
@@ -131,10 +157,30 @@ function stored(form) {
  * link wins over this device); edits are written back once typing pauses, and at once when the reader
  * leaves (a link, the back button, the theme's instant navigation) or copies the link.
  */
-export function mountAddress(form) {
+export function mountAddress(form, onValues = () => {}) {
   const page = location.pathname;
   let timer = 0;
   const note = form.querySelector("[data-address-note]");
+  // A live region present from the start (empty), so that what it says is announced.
+  const storage = storageNote(form);
+  /** Say ``kind`` (STORAGE_NOTES), or nothing (""); "elsewhere" offers the other tab's values. */
+  const say = (kind) => {
+    if (storage.dataset.storageNote === kind) return;
+    storage.dataset.storageNote = kind;
+    storage.textContent = kind ? STORAGE_NOTES[kind] : "";
+    if (kind !== "elsewhere") return;
+    const use = document.createElement("button");
+    use.type = "button";
+    use.className = "md-button calc__action";
+    use.textContent = USE_THEIRS;
+    use.addEventListener("click", () => {
+      readQuery(form, stored(form));
+      say("");
+      write();
+      onValues();
+    });
+    storage.append(" ", use);
+  };
   const write = () => {
     clearTimeout(timer);
     timer = 0;
@@ -146,15 +192,24 @@ export function mountAddress(form) {
     if (fits && location.pathname === page) {
       history.replaceState(history.state, "", `${location.pathname}?${query}${location.hash}`);
     }
-    store(form, query);
+    say(store(form, query) ? "" : "refused");
   };
   const flush = () => {
     if (timer) write();
   };
+  // Another tab of this site changed (or forgot) this calculator's kept values: the last edit wins, and this tab
+  // says so, offering them.
+  const onStorage = (event) => {
+    if (event.key === storeKey(form) && event.storageArea === localStorage) say("elsewhere");
+  };
   window.addEventListener("pagehide", flush);
+  window.addEventListener("storage", onStorage);
+  const fromAddress = readQuery(form, location.search);
+  const fromDevice = !fromAddress && readQuery(form, stored(form));
+  if (fromDevice) say("restored");
   return {
     /** Whether the address or this device gave values, not yet computed. */
-    restored: readQuery(form, location.search) || readQuery(form, stored(form)),
+    restored: fromAddress || fromDevice,
     // Rewriting the address is slow-ish and rate-limited by browsers: do it once typing pauses.
     writeSoon() {
       clearTimeout(timer);
@@ -167,11 +222,12 @@ export function mountAddress(form) {
       clearTimeout(timer);
       timer = 0;
       if (location.pathname === page) history.replaceState(history.state, "", location.pathname + location.hash);
-      store(form, null);
+      say(store(form, null) ? "" : "refused");
     },
     unmount() {
       flush();
       window.removeEventListener("pagehide", flush);
+      window.removeEventListener("storage", onStorage);
     },
   };
 }
@@ -295,7 +351,7 @@ export function mountFeeds(form, address) {
 
 /** Wire one calculator form; returns what unmounts it (the theme's instant navigation replaced the page). */
 export function mountCalculator(form) {
-  const address = mountAddress(form);
+  const address = mountAddress(form, () => engine.update());
   const engine = mountEngine(form, address.restored);
   const onEdit = () => {
     engine.update();
