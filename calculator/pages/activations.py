@@ -36,7 +36,7 @@ from ..llm.activation_memory import (
 from ..llm.architectures import GATED, PLAIN
 from ..llm.catalogue import ACTIVATIONS, model
 from ..llm.units import BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_MB, BYTES_PER_VALUE
-from .model_fields import count_field, shape_field
+from .model_fields import check_head_dim, count_field, head_dim, shape_field
 from .presets import preset, presets_for
 
 # Components of the breakdown, in the order the bar shows them.
@@ -73,7 +73,7 @@ def shape_of(values: Values) -> Shape:
     return Shape(
         layers=integer(values, "layers"), hidden=integer(values, "hidden_size"),
         heads=integer(values, "attention_heads"), kv_heads=integer(values, "kv_heads"),
-        head_dim=integer(values, "head_dim"), intermediate=integer(values, "intermediate_size"),
+        head_dim=head_dim(values), intermediate=integer(values, "intermediate_size"),
         gated=values["mlp"] == GATED, vocab=integer(values, "vocab_size"),
         sequence=integer(values, "sequence_length"), micro_batch=integer(values, "micro_batch"),
         precision=BYTES_PER_VALUE[str(values["precision"])], loss_precision=4 if values["loss_fp32"] is True else
@@ -113,7 +113,7 @@ def compute(values: Values) -> Outputs:
 
 def check(values: Values) -> dict[str, str]:
     """Shapes that cannot exist, and splits tensor parallelism cannot make."""
-    errors: dict[str, str] = {}
+    errors: dict[str, str] = check_head_dim(values)
     heads, kv_heads, t = (integer(values, k) for k in ("attention_heads", "kv_heads", "tensor_parallel"))
     if kv_heads > heads or heads % kv_heads:
         errors["kv_heads"] = "Teste chiave/valore: devono dividere esattamente le teste di attenzione."

@@ -37,7 +37,7 @@ from ..llm.catalogue import LORA, model, offered
 from ..llm.lora_adapters import EXTRA, MODULES, LoraSetup, trainable
 from ..llm.optimizers import lora_state_bytes
 from ..llm.units import BYTES_PER_MB
-from .model_fields import count_field, shape_field
+from .model_fields import check_head_dim, count_field, head_dim, shape_field
 from .presets import preset
 
 ADAPTER_BYTES_HALF = 2  # fp16/bf16
@@ -91,7 +91,7 @@ def setup_of(values: Values) -> LoraSetup:
     return LoraSetup(
         layers=integer(values, "layers"), hidden=integer(values, "hidden_size"),
         intermediate=integer(values, "intermediate_size"), heads=integer(values, "attention_heads"),
-        kv_heads=integer(values, "kv_heads"), head_dim=integer(values, "head_dim"), vocab=integer(values, "vocab_size"),
+        kv_heads=integer(values, "kv_heads"), head_dim=head_dim(values), vocab=integer(values, "vocab_size"),
         rank=integer(values, "rank"), targets=frozenset(name for name in MODULES if values[name] is True),
         dora=values["use_dora"] is True, decoder_layers=integer(values, "decoder_layers"),
         experts=integer(values, "experts"), shared_intermediate=integer(values, "shared_intermediate_size"),
@@ -131,7 +131,7 @@ def compute(values: Values) -> Outputs:
 
 def check(values: Values) -> dict[str, str]:
     """Targets the architecture has, key/value heads that divide the heads, and at least one target."""
-    errors: dict[str, str] = {}
+    errors: dict[str, str] = check_head_dim(values)
     heads, kv_heads = (integer(values, k) for k in ("attention_heads", "kv_heads"))
     if kv_heads > heads or heads % kv_heads:
         errors["kv_heads"] = (f"Teste chiave/valore: devono dividere esattamente le {format_integer(heads)}"
@@ -278,7 +278,7 @@ CALCULATOR = Calculator(
               **{key: key for key in ("layers", "decoder_layers", "hidden_size", "intermediate_size",
                                       "attention_heads", "kv_heads", "head_dim", "experts",
                                       "shared_intermediate_size", "vocab_size")}},
-             {"convention": "passo"}),
+             {"convention": "passo"}, optional=("head_dim",)),
     ),
     presets=_lora_presets(),
     examples={

@@ -6,10 +6,11 @@ defaults of one catalogue model.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..form.model import Field
+from ..form.model import Field, Value, integer, optional_number
 from ..llm.architectures import Architecture
 from .presets import field_texts
 
@@ -20,6 +21,7 @@ class ShapeField:
     help: str
     maximum: int = 1_000_000
     zero: bool = False  # 0 means "none" (no experts, no decoder): a count, 0 by default
+    derived: bool = False  # may be left empty: then derived from the other fields (``head_dim``)
 
 
 SHAPE: dict[str, ShapeField] = {
@@ -36,8 +38,9 @@ SHAPE: dict[str, ShapeField] = {
     "attention_heads": ShapeField("Teste di attenzione", "num_attention_heads (a).", 100_000),
     "kv_heads": ShapeField("Teste chiave/valore", "num_key_value_heads: meno delle teste di attenzione con la"
                            " grouped-query attention.", 100_000),
-    "head_dim": ShapeField("Dimensione di ogni testa", "head_dim: di solito dimensione nascosta / teste; Gemma e"
-                           " Qwen3 la fissano nel config.", 100_000),
+    "head_dim": ShapeField("Dimensione di ogni testa", "head_dim: vuoto vale dimensione nascosta / teste, e segue"
+                           " i campi sopra; indicalo solo se il config lo fissa (Gemma, Qwen3).", 100_000,
+                           derived=True),
     "vocab_size": ShapeField("Vocabolario", "vocab_size.", 10_000_000),
     "experts": ShapeField("Esperti per strato (MoE)", "num_local_experts o num_experts (Mixtral 8, Qwen3-30B-A3B"
                           " 128); 0 per un modello denso.", 100_000, zero=True),
@@ -58,7 +61,27 @@ def shape_field(field_id: str, group: str, defaults: Architecture, help_text: st
     if spec.zero:
         return count_field(field_id, spec.label, text, group, spec.maximum, default=default)
     return Field(id=field_id, label=spec.label, default=default, group=group, help=text,
-                 maximum=Decimal(spec.maximum))
+                 maximum=Decimal(spec.maximum), optional=spec.derived)
+
+
+def head_dim(values: Mapping[str, Value]) -> int:
+    """The head dimension typed, or hidden size / heads when the field is empty (``check_head_dim`` first)."""
+    typed = optional_number(values, "head_dim")
+    if typed is not None:
+        return int(typed)
+    heads = integer(values, "attention_heads")
+    return integer(values, "hidden_size") // heads if heads else 0
+
+
+def check_head_dim(values: Mapping[str, Value]) -> dict[str, str]:
+    """An empty head dimension needs a hidden size the heads divide."""
+    if optional_number(values, "head_dim") is not None:
+        return {}
+    hidden, heads = integer(values, "hidden_size"), integer(values, "attention_heads")
+    if heads and hidden % heads:
+        return {"head_dim": (f"Dimensione di ogni testa: {hidden} non si divide per {heads} teste; indica head_dim"
+                             " come lo dà il config.")}
+    return {}
 
 
 def count_field(field_id: str, label: str, help_text: str, group: str, maximum: int = 1_000_000,

@@ -25,7 +25,8 @@ def field_texts(entry: Architecture) -> dict[str, str]:
     family = traits(entry)
     return {
         "layers": str(entry.layers), "hidden_size": str(entry.hidden), "attention_heads": str(entry.heads),
-        "kv_heads": str(entry.kv_heads), "head_dim": str(entry.dim),
+        # The head dimension only where the config sets one (else the page derives it from the fields).
+        "kv_heads": str(entry.kv_heads), "head_dim": str(entry.head_dim) if entry.head_dim else "",
         # A mixture of experts: the size of each expert's MLP.
         "intermediate_size": str(entry.expert_intermediate if entry.moe else entry.intermediate),
         "mlp": entry.mlp, "vocab_size": str(entry.vocab),
@@ -51,12 +52,16 @@ def field_texts(entry: Architecture) -> dict[str, str]:
     }
 
 
-def preset(model_id: str, group: str = MODEL_GROUP) -> Preset:
-    """A catalogue entry as a calculator's preset button (the calculator takes the fields it has)."""
+def preset(model_id: str, group: str = MODEL_GROUP, head_dim: bool = False) -> Preset:
+    """A catalogue entry as a calculator's preset button (the calculator takes the fields it has); ``head_dim``:
+    always fill the head dimension (for a page without the hidden size to derive it from)."""
     entry = model(model_id)
-    return Preset(entry.id, entry.label, field_texts(entry), group)
+    texts = field_texts(entry)
+    if head_dim:
+        texts["head_dim"] = str(entry.dim)
+    return Preset(entry.id, entry.label, texts, group)
 
 
-def presets_for(tag: str) -> tuple[Preset, ...]:
+def presets_for(tag: str, head_dim: bool = False) -> tuple[Preset, ...]:
     """The catalogue's models tagged for a page, in the catalogue's order."""
-    return tuple(preset(entry.id) for entry in offered(tag))
+    return tuple(preset(entry.id, head_dim=head_dim) for entry in offered(tag))

@@ -7,7 +7,7 @@ the GPUs a deadline needs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, Decimal
 
 from ..form.model import (
@@ -242,7 +242,9 @@ CALCULATOR = Calculator(
                    " Metti 0 per contare tutti i parametri, come PaLM e llm-foundry."),
         _shape("layers", "Servono per i FLOP dell'attenzione."),
         _shape("attention_heads", "Servono per i FLOP dell'attenzione."),
-        _shape("head_dim", "Servono per i FLOP dell'attenzione."),
+        # No hidden size here to derive it from: the head dimension is always typed (presets fill it).
+        replace(_shape("head_dim", "Servono per i FLOP dell'attenzione."), optional=False,
+                default=str(DEFAULT_MODEL.dim)),
         Field(id="sequence_length", label="Lunghezza delle sequenze", default="4096", unit="token", group="Modello",
               maximum=Decimal(10_000_000), help="Token di ogni campione: il contesto che l'attenzione di ogni token"
                                                 " copre (T)."),
@@ -321,7 +323,7 @@ CALCULATOR = Calculator(
     compute=compute,
     check=check,
     chart=chart,
-    presets=(*presets_for(TIME), *_gpu_presets(), *_reference_presets()),
+    presets=(*presets_for(TIME, head_dim=True), *_gpu_presets(), *_reference_presets()),
     feeds=(
         Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con lo stesso modello e le stesse GPU",
              {"parameters_billion": "parameters_billion", "gpus": "gpus"}),

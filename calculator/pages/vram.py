@@ -27,7 +27,7 @@ from ..llm.zero import ModelStates
 from . import vram_step
 from .activations import CALCULATOR as ACTIVATIONS_PAGE
 from .gpu_fields import fit_verdict, gpu_memory_field, gpu_presets, reserve_field
-from .model_fields import shape_field
+from .model_fields import check_head_dim, head_dim, shape_field
 from .presets import field_texts, presets_for
 from .vram_step import STEP
 
@@ -94,7 +94,7 @@ def read(values: Values) -> VramInput:
                          vocab=0) if deepspeed else Architecture(
         "campi", "", layers=integer(values, "layers"), hidden=integer(values, "hidden_size"),
         intermediate=integer(values, "intermediate_size"), heads=heads, kv_heads=integer(values, "kv_heads") or heads,
-        vocab=integer(values, "vocab_size"), source="", head_dim=integer(values, "head_dim"),
+        vocab=integer(values, "vocab_size"), source="", head_dim=head_dim(values),
         experts=integer(values, "experts"), expert_intermediate=integer(values, "intermediate_size"))
     return VramInput(
         convention=DEEPSPEED if deepspeed else ARTICLE, parameters_billion=number(values, "parameters_billion"),
@@ -192,6 +192,8 @@ def check(values: Values) -> dict[str, str]:
     if values.get("convention") == STEP:
         return vram_step.check(values)
     if values.get("convention") != DEEPSPEED:
+        if wrong := check_head_dim(values):
+            return wrong
         heads, kv_heads = integer(values, "attention_heads"), integer(values, "kv_heads")
         if kv_heads > heads or heads % kv_heads:  # read() needs a shape that can exist
             return {"kv_heads": "Teste chiave/valore: devono dividere esattamente le teste di attenzione."}

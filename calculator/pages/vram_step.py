@@ -26,6 +26,7 @@ from ..llm.architectures import GATED, Architecture
 from ..llm.lora_adapters import LoraSetup, trainable
 from ..llm.units import BYTES_PER_GB, BYTES_PER_GIB
 from .activations import checkpointing_field
+from .model_fields import check_head_dim, head_dim
 
 STEP = "passo"
 TARGETS = {
@@ -56,7 +57,7 @@ def architecture_of(values: Values) -> Architecture:
     return Architecture(
         "campi", "", layers=integer(values, "layers"), hidden=integer(values, "hidden_size"),
         intermediate=integer(values, "intermediate_size"), heads=heads, kv_heads=integer(values, "kv_heads") or heads,
-        vocab=integer(values, "vocab_size"), source="", head_dim=integer(values, "head_dim"),
+        vocab=integer(values, "vocab_size"), source="", head_dim=head_dim(values),
         mlp=str(values.get("mlp") or GATED), tied=values.get("tied_embeddings") is True,
         experts=integer(values, "experts"), expert_intermediate=integer(values, "intermediate_size"),
         experts_per_token=integer(values, "experts_per_token"),
@@ -329,7 +330,7 @@ def plan_of(given: StepInput, values: Values) -> step_configs.StepPlan:
 
 def check(values: Values) -> dict[str, str]:
     """What no library runs, each named with its fields."""
-    errors: dict[str, str] = {}
+    errors: dict[str, str] = check_head_dim(values)
     method, precision = str(values["method"]), str(values["precision_mode"])
     optimizer, t = str(values["step_optimizer"]), integer(values, "tensor_parallel")
     heads, kv_heads = integer(values, "attention_heads"), integer(values, "kv_heads")

@@ -97,7 +97,8 @@ def lora_count(fields: dict[str, str], case: dict[str, Any]) -> int:
         names = {n for n in names if n != "gate_proj"}
     setup = LoraSetup(layers=int(fields["layers"]), hidden=int(fields["hidden_size"]),
                       intermediate=int(fields["intermediate_size"]), heads=int(fields["attention_heads"]),
-                      kv_heads=int(fields["kv_heads"]), head_dim=int(fields["head_dim"]),
+                      kv_heads=int(fields["kv_heads"]),
+                      head_dim=int(fields["head_dim"] or int(fields["hidden_size"]) // int(fields["attention_heads"])),
                       vocab=int(fields["vocab_size"]), rank=int(case["lora_rank"]), targets=frozenset(names))
     return trainable(setup)[1]
 

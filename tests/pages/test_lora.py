@@ -120,7 +120,7 @@ def test_presets_are_public_configs() -> None:
     assert {k: llama2[k] for k in ("hidden_size", "intermediate_size", "layers", "attention_heads", "kv_heads",
                                    "head_dim", "total_parameters_billion")} == {
         "hidden_size": "4096", "intermediate_size": "11008", "layers": "32", "attention_heads": "32",
-        "kv_heads": "32", "head_dim": "128", "total_parameters_billion": "6,738416"}
+        "kv_heads": "32", "head_dim": "", "total_parameters_billion": "6,738416"}  # head_dim derived: not in the config
     for preset in CALCULATOR.presets:
         answer = respond({"calculator": LORA, "values": {**CALCULATOR.defaults, **preset.values}})
         assert answer["status"] == "ok"
@@ -155,3 +155,17 @@ def test_gemma_2_2b_is_no_longer_counted_from_hidden_over_heads() -> None:
     from calculator.pages.presets import field_texts
 
     assert outputs(LORA, field_texts(model("gemma-2-2b")))["trainable_parameters"] == 1_597_440
+
+
+def test_head_dim_left_empty_follows_the_hidden_size_and_the_heads() -> None:
+    """Issue 23: a hand-typed shape cannot keep a stale head dimension."""
+    from calculator.form.api import respond
+
+    def trainable(**texts: str) -> str:
+        answer = respond({"calculator": "parametri-lora", "values": {**CALCULATOR.defaults, **texts}})
+        return str(answer["results"]["trainable_parameters"]) if answer["status"] == "ok" else str(answer["errors"])
+
+    derived = trainable(hidden_size="2048", attention_heads="16", kv_heads="16", head_dim="")
+    assert derived == trainable(hidden_size="2048", attention_heads="16", kv_heads="16", head_dim="128")
+    assert derived != trainable(hidden_size="2048", attention_heads="16", kv_heads="16", head_dim="256")
+    assert "head_dim" in trainable(hidden_size="2050", attention_heads="16", kv_heads="16", head_dim="")

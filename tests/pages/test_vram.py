@@ -20,7 +20,7 @@ activations = st.decimals(min_value=Decimal(0), max_value=Decimal(1_000), places
 gpus = st.integers(min_value=1, max_value=4096).map(Decimal)
 optimizers = st.sampled_from(sorted(f"{o}/{g}" for o in RECIPES for g in ("16", "32")))  # and gradient precision
 stages = st.sampled_from(sorted(ZERO_STAGES))
-SHAPE = {spec.id: Decimal(spec.default) for spec in CALCULATOR.fields if spec.id in SHAPE_FIELDS}
+SHAPE = {spec.id: Decimal(spec.default) if spec.default else None for spec in CALCULATOR.fields if spec.id in SHAPE_FIELDS}
 
 
 def per_gpu(p: Decimal, act: Decimal, n: Decimal, choice: str, stage: str) -> Decimal:

@@ -1,0 +1,272 @@
+"""A model's ``config.json``, as Transformers writes it, read into an ``Architecture``; what it could not read or
+found contradictory is said in Italian notes. Nothing leaves the reader's browser: this runs in the worker.
+
+The keys differ by family (``num_hidden_layers``/``n_layer``/``num_layers``, ``hidden_size``/``n_embd``/``d_model``,
+…); multimodal configs nest the language model in ``text_config``. A config of an unknown ``model_type`` is read
+key by key where the standard keys exist, with a note.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .architectures import GATED, PLAIN, Architecture
+
+MAX_CHARS = 1_000_000  # a config.json is a few kB; anything much larger is not one
+
+# model_type → family (the traits the activation page knows by family) and what the family's layers look like.
+LLAMA_LIKE = {"llama": "Llama", "mistral": "Mistral", "qwen2": "Qwen", "qwen3": "Qwen", "olmo2": "OLMo",
+              "smollm3": "SmolLM", "mixtral": "Mistral", "qwen2_moe": "Qwen", "qwen3_moe": "Qwen", "olmoe": "OLMo",
+              "granite": "Granite"}
+GEMMA = {"gemma": "Gemma", "gemma2": "Gemma", "gemma3": "Gemma", "gemma3_text": "Gemma"}
+PHI = {"phi3": "Phi", "phimoe": "Phi"}
+KNOWN = {*LLAMA_LIKE, *GEMMA, *PHI, "gpt_oss", "deepseek_v2", "deepseek_v3", "llama4", "llama4_text", "falcon",
+         "gpt2", "opt", "bloom", "t5", "mt5", "whisper", "mistral3", "phi4"}
+# Architectural features the pages do not model, by model_type: the count is exact, the activation and LoRA
+# estimates treat the layers as standard ones.
+UNMODELLED = {
+    "deepseek_v2": "l'attenzione latente multi-testa (MLA) e i primi strati densi prima di quelli a esperti",
+    "deepseek_v3": "l'attenzione latente multi-testa (MLA) e i primi strati densi prima di quelli a esperti",
+    "llama4": "gli strati a esperti alternati a strati densi",
+    "llama4_text": "gli strati a esperti alternati a strati densi",
+    "gpt_oss": "i «sink» dell'attenzione e gli strati a finestra scorrevole alternati",
+    "gemma3": "gli strati a finestra scorrevole (contano solo con l'attenzione eager)",
+    "gemma3_text": "gli strati a finestra scorrevole (contano solo con l'attenzione eager)",
+    "gemma2": "gli strati a finestra scorrevole (contano solo con l'attenzione eager)",
+}
+
+
+@dataclass
+class Reading:
+    """What a config gave: the architecture (None if it cannot be read), the notes, and an error message."""
+
+    architecture: Architecture | None = None
+    notes: list[str] = field(default_factory=list)
+    error: str = ""
+    model_type: str = ""
+    dtype: str = ""
+
+
+class _Keys:
+    """The config's values, looked up under each family's names; every key read is remembered."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.config = config
+        self.used: set[str] = set()
+
+    def get(self, *names: str, default: Any = None) -> Any:
+        for name in names:
+            if name in self.config and self.config[name] is not None:
+                self.used.add(name)
+                return self.config[name]
+        return default
+
+    def integer(self, *names: str, default: int | None = None) -> int:
+        value = self.get(*names)
+        if value is None:
+            if default is None:
+                raise _MissingKeyError(names[0])
+            return default
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise _BadValueError(names[0], value)
+        return value
+
+
+class _MissingKeyError(Exception):
+    pass
+
+
+class _BadValueError(Exception):
+    pass
+
+
+def read(text: str) -> Reading:
+    """Read a config.json's text; never raises."""
+    if len(text) > MAX_CHARS:
+        return Reading(error="Il testo è troppo lungo per un config.json (oltre un milione di caratteri).")
+    try:
+        config = json.loads(text)
+    except ValueError as problem:
+        line = getattr(problem, "lineno", None)
+        where = f" (riga {line})" if line else ""
+        return Reading(error=f"Non è un JSON valido{where}: incolla il contenuto di config.json così com'è.")
+    if not isinstance(config, dict):
+        return Reading(error="Un config.json è un oggetto JSON tra parentesi graffe.")
+    outer_type = str(config.get("model_type") or "")
+    if isinstance(config.get("text_config"), dict):  # multimodal: the language model is nested
+        inner = dict(config["text_config"])
+        inner.setdefault("model_type", outer_type)
+        for shared in ("tie_word_embeddings", "torch_dtype", "dtype"):
+            if shared in config and shared not in inner:
+                inner[shared] = config[shared]
+        config = inner
+    keys = _Keys(config)
+    model_type = str(keys.get("model_type", default="") or outer_type)
+    reading = Reading(model_type=model_type, dtype=str(keys.get("torch_dtype", "dtype", default="") or ""))
+    try:
+        reading.architecture = _architecture(keys, model_type)
+    except _MissingKeyError as missing:
+        reading.error = f"Manca la chiave «{missing.args[0]}»: senza non si conosce la forma del modello."
+        return reading
+    except _BadValueError as bad:
+        reading.error = f"La chiave «{bad.args[0]}» deve essere un intero non negativo, non {bad.args[1]!r}."
+        return reading
+    reading.notes.extend(_notes(keys, reading, outer_type or model_type))
+    return reading
+
+
+def _architecture(keys: _Keys, model_type: str) -> Architecture:
+    if model_type in ("t5", "mt5"):
+        return _t5(keys)
+    if model_type == "whisper":
+        return _whisper(keys)
+    if model_type == "gpt2":
+        return _gpt2(keys)
+    if model_type == "opt":
+        return _opt(keys)
+    if model_type == "bloom":
+        return _bloom(keys)
+    if model_type == "falcon":
+        return _falcon(keys)
+    return _decoder(keys, model_type)
+
+
+def _decoder(keys: _Keys, model_type: str) -> Architecture:
+    """Llama-like decoders (and the unknown ones, by the standard keys): RMSNorm, gated MLP, grouped attention."""
+    layers = keys.integer("num_hidden_layers", "n_layer", "num_layers")
+    hidden = keys.integer("hidden_size", "n_embd", "d_model")
+    heads = keys.integer("num_attention_heads", "n_head", "num_heads")
+    kv_heads = keys.integer("num_key_value_heads", "num_kv_heads", default=heads)
+    intermediate = keys.integer("intermediate_size", "ffn_dim", "n_inner", default=4 * hidden)
+    vocab = keys.integer("vocab_size")
+    head_dim = keys.integer("head_dim", default=0)
+    experts = keys.integer("num_local_experts", "num_experts", "n_routed_experts", default=0)
+    chosen = keys.integer("num_experts_per_tok", "moe_topk", default=0) if experts else 0
+    expert_inner = keys.integer("moe_intermediate_size", default=intermediate) if experts else 0
+    shared = keys.integer("shared_expert_intermediate_size", default=0)
+    shared_experts = keys.integer("n_shared_experts", default=0)
+    if shared_experts and not shared:
+        shared = shared_experts * expert_inner
+    gemma = model_type in GEMMA
+    phi = model_type in PHI or model_type == "phi4"
+    family = LLAMA_LIKE.get(model_type) or GEMMA.get(model_type) or PHI.get(model_type) or model_type
+    return Architecture(
+        id="config", label="Modello da config.json", layers=layers, hidden=hidden, intermediate=intermediate,
+        heads=heads, kv_heads=kv_heads, vocab=vocab, source="config.json", family=family, head_dim=head_dim,
+        mlp=GATED, tied=bool(keys.get("tie_word_embeddings", default=gemma)),
+        qkv_bias=bool(keys.get("attention_bias", "qkv_bias", default=model_type in ("qwen2", "qwen2_moe"))),
+        qk_norm=model_type in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text", "olmo2", "olmoe"),
+        norms_per_layer=4 if model_type in ("gemma2", "gemma3", "gemma3_text") else 2,
+        fused_qkv="qkv_proj" if phi else "", fused_gate_up="gate_up_proj" if phi else "",
+        experts=experts, experts_per_token=chosen, expert_intermediate=expert_inner, shared_intermediate=shared,
+        shared_gate=bool(shared) and model_type == "qwen2_moe")
+
+
+def _gpt2(keys: _Keys) -> Architecture:
+    hidden = keys.integer("n_embd", "hidden_size")
+    return Architecture(
+        "config", "Modello da config.json", keys.integer("n_layer"), hidden,
+        keys.integer("n_inner", default=4 * hidden), keys.integer("n_head"), keys.integer("n_head"),
+        keys.integer("vocab_size"), "config.json", "GPT-2", mlp=PLAIN, tied=True, bias=True, norm_bias=True,
+        positions=keys.integer("n_positions", default=1024), fused_qkv="c_attn")
+
+
+def _opt(keys: _Keys) -> Architecture:
+    hidden = keys.integer("hidden_size")
+    projection = keys.integer("word_embed_proj_dim", default=hidden)
+    return Architecture(
+        "config", "Modello da config.json", keys.integer("num_hidden_layers"), hidden, keys.integer("ffn_dim"),
+        keys.integer("num_attention_heads"), keys.integer("num_attention_heads"), keys.integer("vocab_size"),
+        "config.json", "OPT", mlp=PLAIN, tied=True, bias=True, norm_bias=True,
+        positions=keys.integer("max_position_embeddings", default=2048) + 2,
+        embed_proj=projection if projection != hidden else 0,
+        final_norm=bool(keys.get("do_layer_norm_before", default=True)) and projection == hidden)
+
+
+def _bloom(keys: _Keys) -> Architecture:
+    hidden = keys.integer("hidden_size", "n_embed")
+    heads = keys.integer("n_head", "num_attention_heads")
+    return Architecture(
+        "config", "Modello da config.json", keys.integer("n_layer", "num_hidden_layers"), hidden, 4 * hidden, heads,
+        heads, keys.integer("vocab_size"), "config.json", "BLOOM", mlp=PLAIN, tied=True, bias=True, norm_bias=True,
+        embed_norm=True, fused_qkv="query_key_value")
+
+
+def _falcon(keys: _Keys) -> Architecture:
+    hidden = keys.integer("hidden_size")
+    heads = keys.integer("num_attention_heads", "n_head")
+    kv_heads = 1 if keys.get("multi_query", default=True) and not keys.get("new_decoder_architecture") else \
+        keys.integer("num_kv_heads", default=heads)
+    return Architecture(
+        "config", "Modello da config.json", keys.integer("num_hidden_layers", "n_layer"), hidden,
+        keys.integer("ffn_hidden_size", default=4 * hidden), heads, kv_heads, keys.integer("vocab_size"),
+        "config.json", "Falcon", mlp=PLAIN, tied=bool(keys.get("tie_word_embeddings", default=True)),
+        norm_bias=True, bias=bool(keys.get("bias", default=False)),
+        norms_per_layer=1 if keys.get("parallel_attn", default=True) else 2, fused_qkv="query_key_value")
+
+
+def _t5(keys: _Keys) -> Architecture:
+    gated = str(keys.get("feed_forward_proj", default="relu")).startswith("gated")
+    layers = keys.integer("num_layers")
+    return Architecture(
+        "config", "Modello da config.json", layers, keys.integer("d_model"), keys.integer("d_ff"),
+        keys.integer("num_heads"), keys.integer("num_heads"), keys.integer("vocab_size"), "config.json", "T5",
+        head_dim=keys.integer("d_kv"), mlp=GATED if gated else PLAIN,
+        tied=bool(keys.get("tie_word_embeddings", default=not gated)),
+        decoder_layers=keys.integer("num_decoder_layers", default=layers),
+        relative_buckets=keys.integer("relative_attention_num_buckets", default=32))
+
+
+def _whisper(keys: _Keys) -> Architecture:
+    return Architecture(
+        "config", "Modello da config.json", keys.integer("encoder_layers"), keys.integer("d_model"),
+        keys.integer("encoder_ffn_dim"), keys.integer("encoder_attention_heads"),
+        keys.integer("encoder_attention_heads"), keys.integer("vocab_size"), "config.json", "Whisper", mlp=PLAIN,
+        tied=True, bias=True, k_bias=False, norm_bias=True,
+        positions=keys.integer("max_target_positions", default=448),
+        encoder_positions=keys.integer("max_source_positions", default=1500),
+        mel_bins=keys.integer("num_mel_bins", default=80), decoder_layers=keys.integer("decoder_layers"))
+
+
+# Keys that describe training, generation or tokens, not the shape: read silently, never reported as unknown.
+IGNORED = {
+    "architectures", "model_type", "transformers_version", "torch_dtype", "dtype", "bos_token_id", "eos_token_id",
+    "pad_token_id", "use_cache", "initializer_range", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon",
+    "rope_theta", "rope_scaling", "max_position_embeddings", "hidden_act", "attention_dropout", "hidden_dropout",
+    "dropout", "dropout_rate", "activation_function", "resid_pdrop", "embd_pdrop", "attn_pdrop", "sliding_window",
+    "use_sliding_window", "max_window_layers", "tie_word_embeddings", "output_router_logits",
+    "router_aux_loss_coef", "decoder_start_token_id", "is_encoder_decoder", "text_config", "vision_config",
+    "quantization_config", "_name_or_path", "auto_map", "id2label", "label2id", "task_specific_params",
+    "attn_logit_softcapping", "final_logit_softcapping", "query_pre_attn_scalar", "layer_types",
+    "pretraining_tp", "mlp_bias", "norm_topk_prob", "head_dim", "partial_rotary_factor", "rope_local_base_freq",
+}
+
+
+def _notes(keys: _Keys, reading: Reading, model_type: str) -> list[str]:
+    """What the reader should know: an unknown family, unmodelled features, keys not understood, contradictions."""
+    notes: list[str] = []
+    arch = reading.architecture
+    if arch is None:
+        return notes
+    if model_type not in KNOWN:
+        notes.append(f"model_type «{model_type or '(assente)'}» non è tra le famiglie note: letto chiave per chiave"
+                     " dove le chiavi standard ci sono; controlla la forma.")
+    if model_type in UNMODELLED:
+        notes.append(f"Il conteggio è esatto; le pagine non modellano {UNMODELLED[model_type]}: le stime di"
+                     " attivazioni e LoRA trattano gli strati come standard.")
+    unknown = sorted(k for k in keys.config if k not in keys.used and k not in IGNORED and not k.startswith("_"))
+    if unknown:
+        shown = ", ".join(unknown[:8]) + (f" e altre {len(unknown) - 8}" if len(unknown) > 8 else "")
+        notes.append(f"Chiavi non usate per la forma: {shown}.")
+    if arch.kv_heads > arch.heads or (arch.kv_heads and arch.heads % arch.kv_heads):
+        notes.append(f"Le teste chiave/valore ({arch.kv_heads}) non dividono le teste di attenzione ({arch.heads}):"
+                     " il config è incoerente.")
+    explicit = keys.config.get("head_dim")
+    if explicit and arch.heads and explicit * arch.heads != arch.hidden:
+        notes.append(f"head_dim = {explicit} è esplicito: le teste × head_dim ({arch.heads * explicit}) non sono la"
+                     f" dimensione nascosta ({arch.hidden}), come in Gemma e Qwen3.")
+    if reading.dtype:
+        notes.append(f"Pesi pubblicati in {reading.dtype} (torch_dtype).")
+    return notes
