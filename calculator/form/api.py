@@ -29,6 +29,8 @@ def respond(request: object) -> dict[str, object]:
     values = request.get("values", {})
     if not isinstance(calculator_id, str) or calculator_id not in CALCULATORS:
         return _error("")
+    if "paste" in request:
+        return _pasted(calculator_id, request.get("paste"))
     if not isinstance(values, Mapping):
         values = {}
     try:
@@ -39,6 +41,25 @@ def respond(request: object) -> dict[str, object]:
     except Exception:  # a defect of ours must still get an answer the page can show
         return _error(calculator_id, MESSAGE_DEFECT, "defect")
     return {"calculator": calculator_id, **answer}
+
+
+MESSAGE_NO_PASTE = "Questo calcolatore non legge documenti incollati."
+
+
+def _pasted(calculator_id: str, text: object) -> dict[str, object]:
+    """A pasted document read by the calculator: ``{"calculator", "status": "pasted", "fields", "notes", "error"}``,
+    the fields restricted to those the calculator has."""
+    calc = CALCULATORS[calculator_id]
+    if calc.paste is None or not isinstance(text, str):
+        return {"calculator": calculator_id, "status": "pasted", "fields": {}, "notes": [], "error": MESSAGE_NO_PASTE}
+    try:
+        pasted = calc.paste(text)
+    except Exception:  # a defect of ours must still get an answer the page can show
+        return _error(calculator_id, MESSAGE_DEFECT, "defect")
+    own = {spec.id for spec in calc.fields}
+    fields = {key: value for key, value in pasted.fields.items() if key in own}
+    return {"calculator": calculator_id, "status": "pasted", "fields": fields, "notes": list(pasted.notes),
+            "error": pasted.error}
 
 
 def handle(request_json: str) -> str:

@@ -232,6 +232,16 @@ class Preset:
 
 
 @dataclass(frozen=True)
+class Pasted:
+    """What a pasted document fills: field texts (the calculator keeps those it has), notes for the reader, or an
+    error message when nothing could be read."""
+
+    fields: Mapping[str, str]
+    notes: tuple[str, ...] = ()
+    error: str = ""
+
+
+@dataclass(frozen=True)
 class Feed:
     """A link from this calculator's results to a sibling that takes them as inputs.
 
@@ -288,6 +298,7 @@ class Calculator:
     tables: Mapping[str, Callable[[], Table]] = field(default_factory=dict)  # the article's generated tables
     chart_after: str = ""  # a result id: the chart sits in the results column after it, in view while editing
     glance: tuple[str, ...] = ()  # results repeated in a bar kept in view under the inputs on narrow screens
+    paste: Callable[[str], Pasted] | None = None  # reads a pasted document (a model's config.json) into fields
 
     def mode(self, values: Mapping[str, object]) -> str:
         """The current mode ('' for calculators without modes)."""

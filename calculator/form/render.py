@@ -66,6 +66,7 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None,
     ]
     rows = _presets(calc, mode)
     parts.append(rows.pop("", ""))
+    parts.append(_paste(calc))
     for group, fields in calc.groups():
         # A group whose every field belongs to some modes belongs to them too (no empty legend elsewhere).
         group_modes = tuple(dict.fromkeys(m for f in fields for m in f.modes)) if all(f.modes for f in fields) else ()
@@ -81,6 +82,30 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None,
     parts.append(_results(calc, evaluation))
     parts.append("</form>")
     return "\n".join(parts)
+
+
+PASTE_TITLE = "Il tuo modello: incolla il suo config.json"
+PASTE_HELP = ("Il testo resta in questa pagina: il calcolatore lo legge nel tuo browser e compila i campi del modello;"
+              " niente viene inviato né salvato.")
+
+
+def _paste(calc: Calculator) -> str:
+    """A text area and a file input for a document the calculator reads into its fields (``Calculator.paste``).
+    Hidden until the page script shows it: without the engine it could do nothing. Neither has a name, so the
+    text never reaches the address or this device's storage."""
+    if calc.paste is None:
+        return ""
+    base = f"{calc.id}--incolla"
+    return (
+        f'<details class="calc__paste" data-paste-box hidden><summary>{_t(PASTE_TITLE)}</summary>'
+        f'<p class="calc__help">{_t(PASTE_HELP)}</p>'
+        f'<label for="{_a(base)}">Contenuto di config.json</label>'
+        f'<textarea id="{_a(base)}" class="calc__paste-text" data-paste rows="6" spellcheck="false"'
+        ' autocomplete="off" autocapitalize="off"></textarea>'
+        f'<label for="{_a(base)}-file">Oppure scegli il file</label>'
+        f'<input type="file" id="{_a(base)}-file" data-paste-file accept=".json,application/json">'
+        '<div class="calc__paste-notes" data-paste-notes aria-live="polite"></div></details>'
+    )
 
 
 def _glance(calc: Calculator, evaluation: Evaluation) -> str:

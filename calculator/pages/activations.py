@@ -36,6 +36,7 @@ from ..llm.activation_memory import (
 from ..llm.architectures import GATED, PLAIN
 from ..llm.catalogue import ACTIVATIONS, model
 from ..llm.units import BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_MB, BYTES_PER_VALUE
+from .config_paste import config_paster
 from .model_fields import check_head_dim, count_field, head_dim, shape_field
 from .presets import preset, presets_for
 
@@ -294,6 +295,7 @@ CALCULATOR = Calculator(
         *(Result(f"part_{key}_gb", label, "GB", primary=False) for key, label in COMPONENTS.items() if key != "logits"),
     ),
     compute=compute,
+    paste=config_paster(),
     check=check,
     chart=chart,
     feeds=(

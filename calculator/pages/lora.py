@@ -37,6 +37,7 @@ from ..llm.catalogue import LORA, model, offered
 from ..llm.lora_adapters import EXTRA, MODULES, LoraSetup, trainable
 from ..llm.optimizers import lora_state_bytes
 from ..llm.units import BYTES_PER_MB
+from .config_paste import config_paster
 from .model_fields import check_head_dim, count_field, head_dim, shape_field
 from .presets import preset
 
@@ -269,6 +270,7 @@ CALCULATOR = Calculator(
                     " momenti fp32.", primary=False),
     ),
     compute=compute,
+    paste=config_paster(),
     check=check,
     feeds=(
         Feed("vram", "vram-addestramento-llm",

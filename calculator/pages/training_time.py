@@ -30,6 +30,7 @@ from ..form.svg import bars
 from ..llm.catalogue import TIME, model
 from ..llm.gpus import GPU_DEFAULT, GPUS
 from ..llm.training_compute import SECONDS_PER_HOUR, Workload, gpus_for, tokens_per_second, training_seconds
+from .config_paste import config_paster
 from .model_fields import shape_field
 from .presets import presets_for
 
@@ -321,6 +322,7 @@ CALCULATOR = Calculator(
         Result("steps", "Passi dell'ottimizzatore", format=Format.COUNT, primary=False),
     ),
     compute=compute,
+    paste=config_paster(head_dim_always=True),
     check=check,
     chart=chart,
     presets=(*presets_for(TIME, head_dim=True), *_gpu_presets(), *_reference_presets()),

@@ -26,6 +26,7 @@ from ..llm.units import GB_PER_GIB
 from ..llm.zero import ModelStates
 from . import vram_step
 from .activations import CALCULATOR as ACTIVATIONS_PAGE
+from .config_paste import config_paster
 from .gpu_fields import fit_verdict, gpu_memory_field, gpu_presets, reserve_field
 from .model_fields import check_head_dim, head_dim, shape_field
 from .presets import field_texts, presets_for
@@ -427,6 +428,7 @@ CALCULATOR = Calculator(
                help="Pesi, gradienti e ottimizzatore, senza le attivazioni.", primary=False),
     ),
     compute=compute,
+    paste=config_paster(),
     check=check,
     chart=chart,
     chart_after="advice",
