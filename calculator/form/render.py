@@ -108,13 +108,18 @@ def _paste(calc: Calculator) -> str:
     )
 
 
+GLANCE_CHART = "grafico"  # in Calculator.glance: a copy of the chart, its bars only
+
+
 def _glance(calc: Calculator, evaluation: Evaluation) -> str:
     """On a narrow screen the results come after every field: these stay in view at the bottom while one edits.
     Hidden from screen readers, which hear the same results from the live region."""
     if not calc.glance:
         return ""
-    items = "".join(f'<span class="calc__glance-item" data-output="{_a(key)}">'
-                    f"{_t(evaluation.results.get(key, ''))}</span>" for key in calc.glance)
+    items = "".join(
+        (f'<div class="calc__chart calc__glance-chart" data-chart>{evaluation.chart}</div>' if key == GLANCE_CHART
+         else f'<span class="calc__glance-item" data-output="{_a(key)}">{_t(evaluation.results.get(key, ""))}</span>')
+        for key in calc.glance)
     return f'<div class="calc__glance" aria-hidden="true">{items}</div>'
 
 

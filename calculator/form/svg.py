@@ -115,6 +115,7 @@ def phase_bars(title: str, components: Sequence[str], rows: Sequence[tuple[str, 
         out.append(f'<line class="calc-limit" x1="{_n(x)}" y1="18" x2="{_n(x)}" y2="{row * len(rows)}"'
                    ' stroke="currentColor" stroke-width="2" stroke-dasharray="5 4">'
                    f"<title>{escape(limit_label)}: {escape(format_decimal(limit))} {escape(unit)}</title></line>")
+    out.append('<g class="calc-legend">')  # a cropped copy (kept in view on narrow screens) shows the bars only
     for index, label in enumerate(components):
         y = legend_top + LEGEND_ROW * index
         out.append(f'<rect class="calc-part-{index}" x="0" y="{y}" width="14" height="14"/>'
@@ -124,6 +125,7 @@ def phase_bars(title: str, components: Sequence[str], rows: Sequence[tuple[str, 
         out.append(f'<line x1="0" y1="{y + 7}" x2="14" y2="{y + 7}" stroke="currentColor" stroke-width="2"'
                    f' stroke-dasharray="5 4"/><text x="22" y="{y + 12}">{escape(limit_label)}</text>')
         out[0] = out[0].replace(f'0 0 {width} {height}"', f'0 0 {width} {height + LEGEND_ROW}"')
+    out.append("</g>")
     return "".join([*out, "</svg>"])
 
 

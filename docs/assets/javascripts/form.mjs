@@ -65,8 +65,8 @@ function show(form, response) {
     setText(unit, answer.units[unit.dataset.unitOf] ?? unit.textContent);
   }
   applyMode(form, answer.mode);
-  const chart = form.querySelector("[data-chart]");
-  if (chart && drawn.get(chart) !== answer.chart) {
+  for (const chart of form.querySelectorAll("[data-chart]")) { // the chart, and its copy kept in view
+    if (drawn.get(chart) === answer.chart) continue;
     chart.innerHTML = answer.chart; // SVG drawn by the Python package from validated numbers only
     drawn.set(chart, answer.chart);
   }
@@ -316,6 +316,56 @@ export function mountPresets(form, onEdit) {
   }
 }
 
+/**
+ * A pasted document (a model's config.json) read by the Python module in the worker into field texts, which
+ * fill the fields as a preset does; its notes are shown as text. The text area and the file input have no name:
+ * what is pasted stays on the page, out of the address and of this device's storage.
+ */
+export function mountPaste(form, onEdit) {
+  const box = form.querySelector("[data-paste-box]");
+  if (!box) return;
+  box.hidden = false;
+  const area = box.querySelector("[data-paste]");
+  const notes = box.querySelector("[data-paste-notes]");
+  let latest = 0;
+  function say(lines, error) {
+    notes.replaceChildren(...lines.map((line) => {
+      const p = document.createElement("p");
+      p.textContent = line;
+      if (error) p.dataset.pasteError = "";
+      return p;
+    }));
+  }
+  async function read(text) {
+    const ticket = ++latest;
+    if (!text.trim()) return say([], false);
+    if (engineStatus().state !== "ready") return say([box.dataset.waiting || "Il calcolatore si sta avviando: riprova tra un attimo."], false);
+    const answer = JSON.parse(await compute(JSON.stringify({ calculator: form.dataset.calculator, paste: text })));
+    if (ticket !== latest) return;
+    if (answer.status !== "pasted") return say([answer.message || ""], true);
+    if (answer.error) return say([answer.error, ...answer.notes], true);
+    for (const [name, value] of Object.entries(answer.fields)) {
+      const control = form.elements.namedItem(name);
+      if (control) setField(control, value);
+    }
+    onEdit();
+    say(answer.notes, false);
+  }
+  let timer;
+  area.addEventListener("input", (event) => {
+    event.stopPropagation(); // not a field: nothing to compute until it is read
+    clearTimeout(timer);
+    timer = setTimeout(() => read(area.value), 300);
+  });
+  box.querySelector("[data-paste-file]").addEventListener("change", async (event) => {
+    event.stopPropagation();
+    const [file] = event.target.files;
+    if (!file) return;
+    area.value = await file.text();
+    read(area.value);
+  });
+}
+
 async function copyText(button, text) {
   const original = button.dataset.label || (button.dataset.label = button.textContent);
   try {
@@ -362,6 +412,7 @@ export function mountCalculator(form) {
   form.addEventListener("submit", (event) => event.preventDefault());
   mountReset(form, address, engine.update);
   mountPresets(form, onEdit);
+  mountPaste(form, onEdit);
   mountCopy(form, address);
   mountFeeds(form, address);
   return () => {
