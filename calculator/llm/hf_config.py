@@ -254,8 +254,8 @@ def _notes(keys: _Keys, reading: Reading, model_type: str) -> list[str]:
         notes.append(f"model_type «{model_type or '(assente)'}» non è tra le famiglie note: letto chiave per chiave"
                      " dove le chiavi standard ci sono; controlla la forma.")
     if model_type in UNMODELLED:
-        notes.append(f"Il conteggio è esatto; le pagine non modellano {UNMODELLED[model_type]}: le stime di"
-                     " attivazioni e LoRA trattano gli strati come standard.")
+        notes.append(f"Le pagine non modellano {UNMODELLED[model_type]}: conteggio e stime trattano gli strati come"
+                     " standard e vanno lette come approssimate.")
     unknown = sorted(k for k in keys.config if k not in keys.used and k not in IGNORED and not k.startswith("_"))
     if unknown:
         shown = ", ".join(unknown[:8]) + (f" e altre {len(unknown) - 8}" if len(unknown) > 8 else "")

@@ -62,3 +62,59 @@ def test_notes_for_unknown_families_unmodelled_features_and_explicit_head_dim() 
     assert any("head_dim = 32" in note for note in explicit.notes)
     derived = hf_config.read(json.dumps({**base, "model_type": "llama"}))
     assert derived.architecture is not None and derived.architecture.dim == 16 and derived.notes == []
+
+
+# Configs as Transformers writes them (the keys each family's config.json uses), for catalogue models whose count
+# the publisher states: the reader must give that count.
+FAMILY_CONFIGS = {
+    "gpt2": {"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12, "vocab_size": 50257,
+             "n_positions": 1024, "n_inner": None, "activation_function": "gelu_new"},
+    "opt-350m": {"model_type": "opt", "num_hidden_layers": 24, "hidden_size": 1024, "ffn_dim": 4096,
+                 "num_attention_heads": 16, "vocab_size": 50272, "max_position_embeddings": 2048,
+                 "word_embed_proj_dim": 512, "do_layer_norm_before": False},
+    "bloom-560m": {"model_type": "bloom", "n_layer": 24, "hidden_size": 1024, "n_head": 16, "vocab_size": 250880},
+    "falcon-7b": {"model_type": "falcon", "num_hidden_layers": 32, "hidden_size": 4544, "num_attention_heads": 71,
+                  "vocab_size": 65024, "multi_query": True, "parallel_attn": True, "bias": False,
+                  "new_decoder_architecture": False},
+    "t5-large": {"model_type": "t5", "num_layers": 24, "num_decoder_layers": 24, "d_model": 1024, "d_ff": 4096,
+                 "d_kv": 64, "num_heads": 16, "vocab_size": 32128, "feed_forward_proj": "relu"},
+    "flan-t5-large": {"model_type": "t5", "num_layers": 24, "num_decoder_layers": 24, "d_model": 1024, "d_ff": 2816,
+                      "d_kv": 64, "num_heads": 16, "vocab_size": 32128, "feed_forward_proj": "gated-gelu",
+                      "tie_word_embeddings": False},
+    "whisper-small": {"model_type": "whisper", "encoder_layers": 12, "decoder_layers": 12, "d_model": 768,
+                      "encoder_ffn_dim": 3072, "decoder_ffn_dim": 3072, "encoder_attention_heads": 12,
+                      "decoder_attention_heads": 12, "vocab_size": 51865, "num_mel_bins": 80,
+                      "max_source_positions": 1500, "max_target_positions": 448},
+    "phi-3-mini": {"model_type": "phi3", "num_hidden_layers": 32, "hidden_size": 3072, "intermediate_size": 8192,
+                   "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32064,
+                   "tie_word_embeddings": False},
+    "gemma-2-2b": {"model_type": "gemma2", "num_hidden_layers": 26, "hidden_size": 2304, "intermediate_size": 9216,
+                   "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 256000},
+    "gemma-3-1b": {"model_type": "gemma3_text", "num_hidden_layers": 26, "hidden_size": 1152,
+                   "intermediate_size": 6912, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 256,
+                   "vocab_size": 262144},
+    "mixtral-8x7b": {"model_type": "mixtral", "num_hidden_layers": 32, "hidden_size": 4096, "intermediate_size": 14336,
+                     "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000, "num_local_experts": 8,
+                     "num_experts_per_tok": 2, "tie_word_embeddings": False},
+    "qwen1.5-moe-a2.7b": {"model_type": "qwen2_moe", "num_hidden_layers": 24, "hidden_size": 2048,
+                          "intermediate_size": 5632, "num_attention_heads": 16, "num_key_value_heads": 16,
+                          "vocab_size": 151936, "num_experts": 60, "num_experts_per_tok": 4,
+                          "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+                          "tie_word_embeddings": False},
+    "qwen3-8b": {"model_type": "qwen3", "num_hidden_layers": 36, "hidden_size": 4096, "intermediate_size": 12288,
+                 "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
+                 "tie_word_embeddings": False, "attention_bias": False},
+    "qwen3-30b-a3b": {"model_type": "qwen3_moe", "num_hidden_layers": 48, "hidden_size": 2048,
+                      "intermediate_size": 6144, "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128,
+                      "vocab_size": 151936, "num_experts": 128, "num_experts_per_tok": 8,
+                      "moe_intermediate_size": 768, "tie_word_embeddings": False},
+}
+
+
+@pytest.mark.parametrize("model_id", sorted(FAMILY_CONFIGS))
+def test_each_family_reads_to_the_publishers_count(model_id: str) -> None:
+    from calculator.llm.catalogue import model
+
+    reading = hf_config.read(json.dumps(FAMILY_CONFIGS[model_id]))
+    assert reading.error == "" and reading.architecture is not None, reading.error
+    assert reading.architecture.parameters() == model(model_id).stated_parameters
