@@ -357,12 +357,22 @@ export function mountPaste(form, onEdit) {
     clearTimeout(timer);
     timer = setTimeout(() => read(area.value), 300);
   });
-  box.querySelector("[data-paste-file]").addEventListener("change", async (event) => {
-    event.stopPropagation();
-    const [file] = event.target.files;
+  async function readFile(file) {
     if (!file) return;
     area.value = await file.text();
     read(area.value);
+  }
+  box.querySelector("[data-paste-file]").addEventListener("change", (event) => {
+    event.stopPropagation();
+    readFile(event.target.files[0]);
+  });
+  // A config.json dropped on the box is read like a chosen file (not opened by the browser).
+  box.addEventListener("dragover", (event) => event.preventDefault());
+  box.addEventListener("drop", (event) => {
+    if (!event.dataTransfer || !event.dataTransfer.files.length) return;
+    event.preventDefault();
+    box.open = true;
+    readFile(event.dataTransfer.files[0]);
   });
 }
 
