@@ -39,10 +39,35 @@ PEFT_2023 = "https://github.com/huggingface/peft/blob/462b65fe4582b7f5c3b565f991
 # LoRA notebooks of the self-llm tutorials, which print PEFT's line with "all params" (July 2026).
 SELF_LLM = "https://github.com/datawhalechina/self-llm/blob/0932a89b0fd8e7a9844874eceb8ec993d6570d78/"
 # "2851M total params, 32M largest layer params" and the memory it prints for the live model.
+# Gemma 3 4B, 12B and 27B are image–text models: the safetensors total on each model page counts the SigLIP vision
+# tower of the config's vision_config (27 layers of 1152, 4304 inner, 896-pixel images in 14-pixel patches:
+# 416,866,032) and the projector into the text model (1152 × hidden and a norm of 1152) too. The entries are the
+# text model (Gemma3ForCausalLM), which the count below is: the publisher's total less those two.
+GEMMA3_VISION = 416_866_032
+
+
+def _gemma3_text(total: int, hidden: int) -> int:
+    return total - GEMMA3_VISION - 1152 * hidden - 1152
+
+
+# Qwen3 0.6B and 1.7B tie their head to the embeddings, yet their safetensors store lm_head.weight as well: the
+# model page's total counts that table twice; the model has it once.
+def _stored_twice(total: int, vocab: int, hidden: int) -> int:
+    return total - vocab * hidden
+
+
 DEEPSPEED_MEMORY = ("https://github.com/deepspeedai/DeepSpeed/blob/edaa7221267243c7be7fb49c5d5f5c4fb97b4641/"
                     "docs/code-docs/source/memory.rst")
 
 
+# Not here yet, because the fields above cannot say what their counts and shapes need (issue 23):
+# gpt-oss-20b/120b (attention sinks, one per head; biases on every expert and on the router; experts stored
+# as 3-D parameters, which PEFT's target_modules do not reach), DeepSeek-V3 (multi-head latent attention's
+# low-rank query and key/value projections and their norms; three dense layers before the MoE ones; the
+# router's bias; the multi-token-prediction layer), Llama 4 Scout (16 experts stored as 3-D parameters beside
+# a shared expert, a vision encoder; Maverick interleaves MoE and dense layers), OLMo 2 (query and key norms
+# over the whole projection, not per head) and SmolLM3 (a family of its own, whose activations are not yet
+# measured against Transformers in tests/data/transformers_activations.json).
 MODELS: tuple[Architecture, ...] = (
     # Llama
     Architecture("llama-2-7b", "Llama 2 7B", 32, 4096, 11008, 32, 32, 32000, _hf("meta-llama/Llama-2-7b-hf"),
@@ -60,12 +85,24 @@ MODELS: tuple[Architecture, ...] = (
                  stated_source=PEFT + "docs/source/quicktour.md", offered=(ACTIVATIONS, LORA, VRAM, TIME,)),
     Architecture("llama-3.2-3b", "Llama 3.2 3B", 28, 3072, 8192, 24, 8, 128256, _hf("meta-llama/Llama-3.2-3B"),
                  "Llama", head_dim=128, tied=True, stated_parameters=3_212_749_824),
+    Architecture("llama-3.3-70b", "Llama 3.3 70B Instruct", 80, 8192, 28672, 64, 8, 128256,
+                 _hf("meta-llama/Llama-3.3-70B-Instruct"), "Llama", stated_parameters=70_553_706_496,
+                 offered=(LORA, VRAM, TIME,)),
+    # DeepSeek's distillation of R1 into Llama 3.1 8B: Llama's shape, DeepSeek's weights and tokenizer
+    Architecture("deepseek-r1-distill-llama-8b", "DeepSeek-R1-Distill-Llama-8B", 32, 4096, 14336, 32, 8, 128256,
+                 _hf("deepseek-ai/DeepSeek-R1-Distill-Llama-8B"), "Llama", stated_parameters=8_030_261_248,
+                 offered=(LORA,)),
     # Mistral
     Architecture("mistral-7b", "Mistral 7B v0.1", 32, 4096, 14336, 32, 8, 32000, _hf("mistralai/Mistral-7B-v0.1"),
                  "Mistral", stated_parameters=7_241_732_096, offered=(ACTIVATIONS, LORA, VRAM, TIME,)),
     Architecture("mistral-nemo-12b", "Mistral NeMo 12B", 40, 5120, 14336, 32, 8, 131072,
                  _hf("mistralai/Mistral-Nemo-Base-2407"), "Mistral", head_dim=128, stated_parameters=12_247_782_400,
                  offered=(LORA, VRAM,)),
+    # Mistral Small 3 (text only); 3.1 and 3.2 (Mistral3ForConditionalGeneration) put a Pixtral vision encoder
+    # before the same text model
+    Architecture("mistral-small-24b", "Mistral Small 3 (24B, 2501)", 40, 5120, 32768, 32, 8, 131072,
+                 _hf("mistralai/Mistral-Small-24B-Base-2501"), "Mistral", head_dim=128,
+                 stated_parameters=23_572_403_200, offered=(LORA, VRAM, TIME,)),
     Architecture("mixtral-8x7b", "Mixtral 8x7B", 32, 4096, 14336, 32, 8, 32000, _hf("mistralai/Mixtral-8x7B-v0.1"),
                  "Mistral", experts=8, experts_per_token=2, expert_intermediate=14336,
                  stated_parameters=46_702_792_704, stated_source=PEFT + "examples/KappaTune/README.md",
@@ -80,9 +117,28 @@ MODELS: tuple[Architecture, ...] = (
                  "Qwen", qkv_bias=True, stated_parameters=7_615_616_512,
                  stated_source=SELF_LLM + "models/Qwen2.5/05-Qwen2.5-7B-Instruct%20Lora%20.ipynb",
                  offered=(ACTIVATIONS, LORA, VRAM, TIME,)),
+    Architecture("qwen2.5-14b", "Qwen2.5 14B", 48, 5120, 13824, 40, 8, 152064, _hf("Qwen/Qwen2.5-14B"),
+                 "Qwen", qkv_bias=True, stated_parameters=14_770_033_664, offered=(LORA, VRAM,)),
+    Architecture("qwen2.5-32b", "Qwen2.5 32B", 64, 5120, 27648, 40, 8, 152064, _hf("Qwen/Qwen2.5-32B"),
+                 "Qwen", qkv_bias=True, stated_parameters=32_763_876_352, offered=(VRAM, TIME,)),
+    Architecture("qwen2.5-72b", "Qwen2.5 72B", 80, 8192, 29568, 64, 8, 152064, _hf("Qwen/Qwen2.5-72B"),
+                 "Qwen", qkv_bias=True, stated_parameters=72_706_203_648, offered=(VRAM, TIME,)),
+    Architecture("qwen3-0.6b", "Qwen3 0.6B", 28, 1024, 3072, 16, 8, 151936, _hf("Qwen/Qwen3-0.6B"),
+                 "Qwen", head_dim=128, tied=True, qk_norm=True,
+                 stated_parameters=_stored_twice(751_632_384, 151936, 1024), offered=(ACTIVATIONS, LORA,)),
+    Architecture("qwen3-1.7b", "Qwen3 1.7B", 28, 2048, 6144, 16, 8, 151936, _hf("Qwen/Qwen3-1.7B"),
+                 "Qwen", head_dim=128, tied=True, qk_norm=True,
+                 stated_parameters=_stored_twice(2_031_739_904, 151936, 2048), offered=(LORA, VRAM,)),
+    Architecture("qwen3-4b", "Qwen3 4B", 36, 2560, 9728, 32, 8, 151936, _hf("Qwen/Qwen3-4B"),
+                 "Qwen", head_dim=128, tied=True, qk_norm=True, stated_parameters=4_022_468_096,
+                 offered=(ACTIVATIONS, LORA, VRAM, TIME,)),
     Architecture("qwen3-8b", "Qwen3 8B", 36, 4096, 12288, 32, 8, 151936, _hf("Qwen/Qwen3-8B"),
                  "Qwen", head_dim=128, qk_norm=True, stated_parameters=8_190_735_360,
                  stated_source=SELF_LLM + "models/Qwen3/05-Qwen3-8B-LoRA.ipynb", offered=(ACTIVATIONS, LORA, TIME,)),
+    Architecture("qwen3-14b", "Qwen3 14B", 40, 5120, 17408, 40, 8, 151936, _hf("Qwen/Qwen3-14B"),
+                 "Qwen", head_dim=128, qk_norm=True, stated_parameters=14_768_307_200, offered=(LORA, VRAM, TIME,)),
+    Architecture("qwen3-32b", "Qwen3 32B", 64, 5120, 25600, 64, 8, 151936, _hf("Qwen/Qwen3-32B"),
+                 "Qwen", head_dim=128, qk_norm=True, stated_parameters=32_762_123_264, offered=(LORA, VRAM, TIME,)),
     Architecture("qwen1.5-moe-a2.7b", "Qwen1.5-MoE-A2.7B", 24, 2048, 5632, 16, 16, 151936,
                  _hf("Qwen/Qwen1.5-MoE-A2.7B"), "Qwen", qkv_bias=True, experts=60, experts_per_token=4,
                  expert_intermediate=1408, shared_intermediate=5632, shared_gate=True,
@@ -92,6 +148,9 @@ MODELS: tuple[Architecture, ...] = (
                  stated_parameters=30_532_122_624, stated_source=SELF_LLM + "models/Qwen3/"
                  "06-Qwen3-30B-A3B%20%E5%BE%AE%E8%B0%83%E5%8F%8A%20SwanLab%20%E5%8F%AF%E8%A7%86%E5%8C%96%E8%AE%B0%E5%BD%95.ipynb",
                  offered=(ACTIVATIONS, LORA, TIME,)),
+    Architecture("qwen3-235b-a22b", "Qwen3 235B-A22B", 94, 4096, 12288, 64, 4, 151936, _hf("Qwen/Qwen3-235B-A22B"),
+                 "Qwen", head_dim=128, qk_norm=True, experts=128, experts_per_token=8, expert_intermediate=1536,
+                 stated_parameters=235_093_634_560, offered=(LORA, VRAM, TIME,)),
     # Gemma
     Architecture("gemma-2-2b", "Gemma 2 2B", 26, 2304, 9216, 8, 4, 256000, _hf("google/gemma-2-2b"),
                  "Gemma", head_dim=256, tied=True, norms_per_layer=4, stated_parameters=2_614_341_888,
@@ -101,6 +160,20 @@ MODELS: tuple[Architecture, ...] = (
                  stated_source=SELF_LLM + "models/Gemma2/04-Gemma-2-9b-it%20peft%20lora%E5%BE%AE%E8%B0%83.ipynb"),
     Architecture("gemma-3-1b", "Gemma 3 1B", 26, 1152, 6912, 4, 1, 262144, _hf("google/gemma-3-1b-pt"),
                  "Gemma", head_dim=256, tied=True, qk_norm=True, norms_per_layer=4, stated_parameters=999_885_952),
+    # Gemma 3: five sliding-window layers (1024 tokens) for each global one; the window changes no weight, and
+    # Transformers' eager attention still computes every layer's full score matrix (the window is a mask).
+    Architecture("gemma-3-270m", "Gemma 3 270M", 18, 640, 2048, 4, 1, 262144, _hf("google/gemma-3-270m"),
+                 "Gemma", head_dim=256, tied=True, qk_norm=True, norms_per_layer=4, stated_parameters=268_098_176,
+                 offered=(ACTIVATIONS, LORA,)),
+    Architecture("gemma-3-4b", "Gemma 3 4B (solo testo)", 34, 2560, 10240, 8, 4, 262208, _hf("google/gemma-3-4b-pt"),
+                 "Gemma", head_dim=256, tied=True, qk_norm=True, norms_per_layer=4,
+                 stated_parameters=_gemma3_text(4_300_079_472, 2560), offered=(ACTIVATIONS, LORA, VRAM,)),
+    Architecture("gemma-3-12b", "Gemma 3 12B (solo testo)", 48, 3840, 15360, 16, 8, 262208,
+                 _hf("google/gemma-3-12b-pt"), "Gemma", head_dim=256, tied=True, qk_norm=True, norms_per_layer=4,
+                 stated_parameters=_gemma3_text(12_187_325_040, 3840), offered=(LORA, VRAM,)),
+    Architecture("gemma-3-27b", "Gemma 3 27B (solo testo)", 62, 5376, 21504, 32, 16, 262208,
+                 _hf("google/gemma-3-27b-pt"), "Gemma", head_dim=128, tied=True, qk_norm=True, norms_per_layer=4,
+                 stated_parameters=_gemma3_text(27_432_406_640, 5376), offered=(LORA, VRAM, TIME,)),
     # Phi: query, key and value in one matrix, and gate and up in another
     Architecture("phi-3-mini", "Phi-3 mini 4k", 32, 3072, 8192, 32, 32, 32064,
                  _hf("microsoft/Phi-3-mini-4k-instruct"), "Phi", fused_qkv="qkv_proj", fused_gate_up="gate_up_proj",
@@ -109,6 +182,9 @@ MODELS: tuple[Architecture, ...] = (
     Architecture("phi-4", "Phi-4 (14B)", 40, 5120, 17920, 40, 10, 100352, _hf("microsoft/phi-4"),
                  "Phi", fused_qkv="qkv_proj", fused_gate_up="gate_up_proj", stated_parameters=14_659_507_200,
                  stated_source=SELF_LLM + "models/phi4/04-Phi-4-Lora.ipynb", offered=(LORA, VRAM,)),
+    Architecture("phi-4-mini", "Phi-4-mini (3.8B)", 32, 3072, 8192, 24, 8, 200064,
+                 _hf("microsoft/Phi-4-mini-instruct"), "Phi", tied=True, fused_qkv="qkv_proj",
+                 fused_gate_up="gate_up_proj", stated_parameters=3_836_021_760, offered=(LORA, VRAM,)),
     # Falcon: multi-query attention fused in query_key_value, attention and MLP in parallel after one norm
     Architecture("falcon-7b", "Falcon 7B", 32, 4544, 18176, 71, 1, 65024, _hf("tiiuae/falcon-7b"),
                  "Falcon", mlp=PLAIN, tied=True, norm_bias=True, norms_per_layer=1, fused_qkv="query_key_value",
