@@ -7,6 +7,7 @@ shows without JavaScript comes from here.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from html import escape
 
@@ -111,13 +112,19 @@ def _paste(calc: Calculator) -> str:
 GLANCE_CHART = "grafico"  # in Calculator.glance: a copy of the chart, its bars only
 
 
+def _without_ids(svg: str) -> str:
+    """A copy of the chart must not repeat its ids (the page script strips them the same way)."""
+    return re.sub(r' (?:id|aria-labelledby)="[^"]*"', "", svg)
+
+
 def _glance(calc: Calculator, evaluation: Evaluation) -> str:
     """On a narrow screen the results come after every field: these stay in view at the bottom while one edits.
     Hidden from screen readers, which hear the same results from the live region."""
     if not calc.glance:
         return ""
     items = "".join(
-        (f'<div class="calc__chart calc__glance-chart" data-chart>{evaluation.chart}</div>' if key == GLANCE_CHART
+        (f'<div class="calc__chart calc__glance-chart" data-chart>{_without_ids(evaluation.chart)}</div>'
+         if key == GLANCE_CHART
          else f'<span class="calc__glance-item" data-output="{_a(key)}">{_t(evaluation.results.get(key, ""))}</span>')
         for key in calc.glance)
     return f'<div class="calc__glance" aria-hidden="true">{items}</div>'

@@ -26,7 +26,7 @@ def test_vram_page(page: Page, server: Server) -> None:
     form.locator('select[name="zero_stage"]').select_option("3")
     expect(output(form, "per_gpu_gb")).to_have_text("18,25 GB")
     expect(output(form, "total_gb")).to_have_text("132 GB")
-    expect(form.locator("[data-chart] desc")).to_contain_text("Pesi: 3,25 GB")
+    expect(form.locator("[data-chart]:not(.calc__glance-chart) desc")).to_contain_text("Pesi: 3,25 GB")
     form.locator('input[name="parameters_billion"]').fill("0")
     expect(form.locator('[data-error-for="parameters_billion"]')).to_have_text(
         "Parametri del modello: deve essere maggiore di 0."

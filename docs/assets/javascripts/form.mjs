@@ -68,6 +68,12 @@ function show(form, response) {
   for (const chart of form.querySelectorAll("[data-chart]")) { // the chart, and its copy kept in view
     if (drawn.get(chart) === answer.chart) continue;
     chart.innerHTML = answer.chart; // SVG drawn by the Python package from validated numbers only
+    if (chart.closest(".calc__glance")) { // a copy: no repeated ids
+      for (const element of chart.querySelectorAll("[id], [aria-labelledby]")) {
+        element.removeAttribute("id");
+        element.removeAttribute("aria-labelledby");
+      }
+    }
     drawn.set(chart, answer.chart);
   }
 }
