@@ -49,6 +49,7 @@ class Architecture:
     k_bias: bool = True
     norm_bias: bool = False
     qk_norm: bool = False
+    qk_norm_full: bool = False  # the query and key norms span the whole projections, not one head (OLMo 2, OLMoE)
     norms_per_layer: int = 2  # Gemma 2/3 also normalise after attention and after the MLP: 4; Falcon: 1
     final_norm: bool = True
     embed_norm: bool = False  # a norm right after the embeddings (BLOOM)
@@ -92,7 +93,8 @@ class Architecture:
         """Query, key, value and output projections (with their biases and q/k norms)."""
         h, d = self.hidden, self.dim
         q, kv = self.heads * d, self.kv_heads * d
-        return h * q + 2 * h * kv + q * h + self.attention_biases() + (2 * d if self.qk_norm else 0)
+        norms = q + kv if self.qk_norm_full else 2 * d if self.qk_norm else 0
+        return h * q + 2 * h * kv + q * h + self.attention_biases() + norms
 
     def mlp_biases(self, inner: int) -> int:
         return (2 * inner if self.mlp == GATED else inner) + self.hidden if self.bias else 0

@@ -158,6 +158,7 @@ def _decoder(keys: _Keys, model_type: str) -> Architecture:
         mlp=GATED, tied=bool(keys.get("tie_word_embeddings", default=gemma)),
         qkv_bias=bool(keys.get("attention_bias", "qkv_bias", default=model_type in ("qwen2", "qwen2_moe"))),
         qk_norm=model_type in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text", "olmo2", "olmoe"),
+        qk_norm_full=model_type in ("olmo2", "olmoe"),
         norms_per_layer=4 if model_type in ("gemma2", "gemma3", "gemma3_text") else 2,
         fused_qkv="qkv_proj" if phi else "", fused_gate_up="gate_up_proj" if phi else "",
         experts=experts, experts_per_token=chosen, expert_intermediate=expert_inner, shared_intermediate=shared,
