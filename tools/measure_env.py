@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# What the Transformers-based measurements pin (measure_transformers, measure_step, peft_check).
+TRANSFORMERS_PINS = ("transformers==4.57.1", "peft==0.17.1")
 VENV = ROOT / ".venv-measure"
 WHEELS = Path("/opt/wheels")
 

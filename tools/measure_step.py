@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PINNED = ("transformers==4.57.1", "peft==0.17.1")
 
 sys.path.insert(0, str(ROOT))
+from tools.measure_env import TRANSFORMERS_PINS as PINNED  # noqa: E402
 from tools.measure_env import bootstrap  # noqa: E402
 
 try:

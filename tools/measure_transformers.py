@@ -23,9 +23,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from tools.measure_env import TRANSFORMERS_PINS as PINNED  # noqa: E402
 from tools.measure_env import bootstrap  # noqa: E402
 
-PINNED = ("transformers==4.57.1", "peft==0.17.1")
 try:
     import torch
     import transformers

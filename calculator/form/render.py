@@ -86,6 +86,7 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None,
 
 
 PASTE_TITLE = "Il tuo modello: incolla il suo config.json"
+PASTE_WAITING = "Il calcolatore si sta avviando: riprova tra un attimo."
 PASTE_HELP = ("Il testo resta in questa pagina: il calcolatore lo legge nel tuo browser e compila i campi del modello;"
               " niente viene inviato né salvato.")
 
@@ -98,7 +99,8 @@ def _paste(calc: Calculator) -> str:
         return ""
     base = f"{calc.id}--incolla"
     return (
-        f'<details class="calc__paste" data-paste-box hidden><summary>{_t(PASTE_TITLE)}</summary>'
+        f'<details class="calc__paste" data-paste-box data-waiting="{_a(PASTE_WAITING)}" hidden>'
+        f"<summary>{_t(PASTE_TITLE)}</summary>"
         f'<p class="calc__help">{_t(PASTE_HELP)}</p>'
         f'<label for="{_a(base)}">Contenuto di config.json</label>'
         f'<textarea id="{_a(base)}" class="calc__paste-text" data-paste rows="6" spellcheck="false"'

@@ -40,7 +40,6 @@ MIXED = "mista"  # 16-bit weights and gradients, fp32 master copy in the optimiz
 AUTOCAST = "autocast"  # fp32 weights, 16-bit compute under torch.autocast (Transformers' Trainer, Accelerate)
 PURE_BF16 = "bf16"  # everything 16-bit, optimizer states included (torchtune, LitGPT "bf16-true")
 FP32 = "fp32"
-PRECISIONS = (MIXED, AUTOCAST, PURE_BF16, FP32)
 
 # What is trained.
 FULL, LORA, DORA, QLORA, LORA_8BIT, FREEZE = "completo", "lora", "dora", "qlora", "lora_8bit", "congelato"

@@ -250,8 +250,8 @@ def alternatives(given: StepInput, values: Values) -> list[tuple[str, StepInput]
         out.append(("ottimizzatore nel backward",
                     replace(given, training=replace(training, optimizer_in_backward=True))))
     if training.method in (ts.FULL, ts.FREEZE):
-        lora = {**values, "method": ts.LORA, "lora_trainable": None, "rank": Decimal(16), "lora_targets": "tutti",
-                "precision_mode": ts.AUTOCAST if given.training.precision == ts.MIXED else given.training.precision}
+        # read() takes mixed precision with adapters as the Trainer's autocast.
+        lora = {**values, "method": ts.LORA, "lora_trainable": None, "rank": Decimal(16), "lora_targets": "tutti"}
         out.append(("LoRA r=16 su tutti i lineari", read(lora)))
     if training.method in (ts.LORA, ts.DORA):
         out.append(("QLoRA NF4", read({**values, "method": ts.QLORA, "quant_type": ts.NF4, "double_quant": True,

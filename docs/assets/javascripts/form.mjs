@@ -345,7 +345,7 @@ export function mountPaste(form, onEdit) {
   async function read(text) {
     const ticket = ++latest;
     if (!text.trim()) return say([], false);
-    if (engineStatus().state !== "ready") return say([box.dataset.waiting || "Il calcolatore si sta avviando: riprova tra un attimo."], false);
+    if (engineStatus().state !== "ready") return say([box.dataset.waiting], false);
     const answer = JSON.parse(await compute(JSON.stringify({ calculator: form.dataset.calculator, paste: text })));
     if (ticket !== latest) return;
     if (answer.status !== "pasted") return say([answer.message || ""], true);
