@@ -57,7 +57,7 @@ def _pasted(calculator_id: str, text: object) -> dict[str, object]:
     except Exception:  # a defect of ours must still get an answer the page can show
         return _error(calculator_id, MESSAGE_DEFECT, "defect")
     fields = {spec.id: pasted.fields[spec.id] for spec in calc.fields if spec.id in pasted.fields}
-    filled = [f"{spec.label} {pasted.fields[spec.id] or '(derivata)'}" for spec in calc.fields
+    filled = [f"{spec.label} {pasted.fields[spec.id] or '(vuoto)'}" for spec in calc.fields
               if spec.id in pasted.fields and spec.numeric and pasted.fields[spec.id] != "0"]
     notes = ([f"Compilati: {'; '.join(filled)}."] if filled else []) + list(pasted.notes)
     return {"calculator": calculator_id, "status": "pasted", "fields": fields, "notes": notes,
