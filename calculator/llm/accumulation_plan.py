@@ -58,3 +58,13 @@ def plan(target: int, budget: Decimal, gpus: int, activation: Decimal) -> Plan:
     steps = -(-target // (micro * gpus))
     return Plan(target, gpus, micro, steps, micro * steps * gpus, fits)
 
+
+def plan_exact(target: int, budget: Decimal, gpus: int, activation: Decimal) -> Plan:
+    """Exactly ``target``, with the largest micro-batch that fits and divides the target per GPU; where no
+    configuration reaches it (``target`` not a multiple of ``gpus``), the largest micro-batch's plan."""
+    largest = plan(target, budget, gpus, activation)
+    micro = largest.exact_micro_batch
+    if micro is None:
+        return largest
+    return Plan(target, gpus, micro, target // gpus // micro, target, largest.fits)
+

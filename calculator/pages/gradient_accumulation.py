@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from ..form.glance import margin_tones
 from ..form.model import (
     Calculator,
     Feed,
@@ -26,7 +27,7 @@ from ..form.model import (
     optional_number,
 )
 from ..form.numbers import format_decimal, format_integer
-from ..llm.accumulation_plan import Plan, largest_micro_batch, plan
+from ..llm.accumulation_plan import Plan, largest_micro_batch, plan, plan_exact
 from ..llm.framework_configs import SNIPPETS
 from ..llm.units import GB_PER_GIB, GB_PER_MB
 from .accumulation_chart import accumulation_chart
@@ -44,6 +45,12 @@ STEP_RULES = (
     Option(ROUND_DOWN, "Per difetto: len_dataloader // gradient_accumulation_steps (Transformers fino alla 4.51)"),
     Option(DROP_LAST, "drop_last: micro-batch e finestre incompleti scartati (dataloader_drop_last=True)"),
 )
+# What a target mode plans: the target exactly (where some configuration reaches it) or the largest micro-batch.
+EXACT, LARGEST = "esatto", "massimo"
+GOALS = (
+    Option(EXACT, "Il batch desiderato esatto"),
+    Option(LARGEST, "Il micro-batch più grande (il batch può superare l'obiettivo)"),
+)
 UNITS = (Option("MB", "MB"), Option("GB", "GB"), Option("GiB", "GiB"))
 IN_GB = {"MB": GB_PER_MB, "GB": Decimal(1), "GiB": GB_PER_GIB}
 
@@ -60,6 +67,7 @@ class AccumulationInput:
     unit: str
     memory_budget: Decimal | None
     target: int | None
+    goal: str
     gpu_memory_gb: Decimal | None
     model_states_gb: Decimal | None
     reserve_gb: Decimal | None
@@ -84,6 +92,7 @@ def read(values: Values) -> AccumulationInput:
         accumulation_steps=_maybe_int(values, "accumulation_steps"), gpus=int(number(values, "data_parallel_gpus")),
         activation=number(values, "activation_per_sample_gb"), unit=str(values["activation_unit"]),
         memory_budget=optional_number(values, "memory_budget"), target=_maybe_int(values, "target_effective_batch"),
+        goal=str(values["plan_goal"]),
         gpu_memory_gb=optional_number(values, "gpu_memory_gb"), model_states_gb=optional_number(values, "model_states_gb"),
         reserve_gb=optional_number(values, "reserve_gb"), dataset_size=_maybe_int(values, "dataset_size"),
         sequence_length=_maybe_int(values, "sequence_length"), steps_rule=str(values["steps_rule"]),
@@ -100,12 +109,17 @@ def budget(given: AccumulationInput) -> Decimal:
     return given.memory_budget or Decimal(0)
 
 
+def solve(given: AccumulationInput) -> Plan:
+    """The plan of a target mode, for the goal chosen."""
+    solver = plan_exact if given.goal == EXACT else plan
+    return solver(given.target or 1, budget(given), given.gpus, given.activation)
+
+
 def configuration(given: AccumulationInput) -> tuple[int, int, str]:
     """Micro-batch and accumulation steps: typed in, or solved from the target."""
     if given.planned:
-        solved = plan(given.target or 1, budget(given), given.gpus, given.activation)
-        note = plan_note(solved) or "Il batch effettivo desiderato si raggiunge esattamente."
-        return solved.micro_batch, solved.accumulation_steps, note
+        solved = solve(given)
+        return solved.micro_batch, solved.accumulation_steps, plan_note(solved)
     return given.micro_batch or 1, given.accumulation_steps or 1, ""
 
 
@@ -120,9 +134,10 @@ def steps_per_epoch(samples: int, micro_batch: int, steps: int, gpus: int, rule:
 
 
 def plan_note(solved: Plan) -> str:
-    """Why a plan misses its target, the nearest options, and the exact configuration where there is one."""
+    """What the plan reaches and the other goal's plan; for a plan that misses its target, why, the nearest
+    options, and the exact configuration where there is one."""
     if solved.exact:
-        return ""
+        return exact_note(solved)
     target, micro, steps, gpus = solved.target, solved.micro_batch, solved.accumulation_steps, solved.gpus
     n = format_integer
     step = micro * gpus
@@ -148,9 +163,24 @@ def plan_note(solved: Plan) -> str:
     if exact is not None:
         sentences.append(
             f"Per raggiungere esattamente {n(target)} usa un micro-batch di {n(exact)}"
-            f" con {n(target // gpus // exact)} passi di accumulo."
+            f" con {n(target // gpus // exact)} passi di accumulo («Che cosa pianificare»: batch esatto)."
         )
     return " ".join(sentences)
+
+
+def exact_note(solved: Plan) -> str:
+    """A plan that reaches its target: the product, and what the largest micro-batch would do instead."""
+    n = format_integer
+    micro, steps, gpus, target = solved.micro_batch, solved.accumulation_steps, solved.gpus, solved.target
+    said = (f"Il batch effettivo desiderato si raggiunge esattamente: {n(micro)} campioni per GPU × {n(steps)}"
+            f" passi × {n(gpus)} GPU = {n(target)}.")
+    largest = min(solved.fits, -(-target // gpus))
+    if micro >= largest:
+        return said
+    other_steps = -(-target // (largest * gpus))
+    return (f"{said} Nella memoria entrano fino a {n(solved.fits)} campioni per GPU: con il micro-batch più grande"
+            f" ({n(largest)}) servono {n(other_steps)} passi e il batch diventa {n(largest * other_steps * gpus)}"
+            " («Che cosa pianificare»: micro-batch più grande).")
 
 
 def compute(values: Values) -> Outputs:
@@ -166,7 +196,8 @@ def compute(values: Values) -> Outputs:
         "effective_batch": Decimal(effective),
         "activation_memory": memory,
         "activation_memory_gb": memory_gb,  # for the VRAM page's field
-        "micro_batch_fit": Decimal(b) if given.planned else None,
+        "micro_batch_plan": Decimal(b) if given.planned else None,
+        "micro_batch_fit": Decimal(largest_micro_batch(budget(given), given.activation)) if given.planned else None,
         "accumulation_needed": Decimal(a) if given.planned else None,
         **(on_gpu(given, memory_gb) if given.mode == ON_GPU else {"gpu_fit": None, "gpu_headroom_gb": None}),
         "plan_note": note or None,
@@ -248,7 +279,7 @@ def check_budget(given: AccumulationInput) -> dict[str, str]:
 def chart(values: Values, outputs: Outputs) -> str:
     """The chart of the configuration the results show (typed in, or the plan's)."""
     given = read(values)
-    b = int(number(outputs, "micro_batch_fit")) if given.planned else given.micro_batch or 1
+    b = int(number(outputs, "micro_batch_plan")) if given.planned else given.micro_batch or 1
     a = int(number(outputs, "accumulation_needed")) if given.planned else given.accumulation_steps or 1
     return accumulation_chart(b, a, given.gpus, number(outputs, "activation_memory"), given.unit)
 
@@ -284,6 +315,13 @@ CALCULATOR = Calculator(
             id="target_effective_batch", label="Batch effettivo desiderato", default="512", unit="campioni",
             group="Batching", modes=PLANNED, maximum=Decimal(10_000_000),
             help="Campioni per aggiornamento dei pesi che vuoi raggiungere (E).",
+        ),
+        Field(
+            id="plan_goal", label="Che cosa pianificare", default=EXACT, kind=Kind.CHOICE, group="Batching",
+            modes=PLANNED, options=GOALS,
+            help="Il batch esatto usa il micro-batch più grande che entra e divide l'obiettivo per GPU: un batch"
+                 " effettivo diverso cambia il tasso di apprendimento e la sua pianificazione. Il micro-batch più"
+                 " grande fa meno passi di accumulo, ma il batch può superare l'obiettivo.",
         ),
         Field(
             id="data_parallel_gpus", label="GPU con parallelismo dei dati", default="1", unit="GPU",
@@ -339,10 +377,12 @@ CALCULATOR = Calculator(
     ),
     results=(
         Result("gpu_fit", "Entra nella GPU?", format=Format.TEXT, modes=(ON_GPU,)),
-        Result("micro_batch_fit", "Micro-batch più grande che entra nel budget", format=Format.COUNT,
-               modes=PLANNED, help="Il micro-batch b scelto: quanti campioni entrano nel budget di una GPU."),
+        Result("micro_batch_plan", "Micro-batch per GPU del piano", format=Format.COUNT, modes=PLANNED,
+               help="Il micro-batch b del piano e delle configurazioni qui sotto."),
         Result("accumulation_needed", "Passi di accumulo necessari", format=Format.COUNT, modes=PLANNED,
-               help="I passi a per raggiungere almeno il batch desiderato."),
+               help="I passi a del piano: esattamente il batch desiderato, o almeno quello."),
+        Result("micro_batch_fit", "Micro-batch più grande che entra nel budget", format=Format.COUNT,
+               modes=PLANNED, help="Quanti campioni entrano nella memoria di una GPU per le attivazioni."),
         Result("effective_batch", "Dimensione effettiva del batch", format=Format.COUNT,
                help="Campioni che contribuiscono a un aggiornamento dei pesi: E = b · a · g."),
         Result("activation_memory", "Memoria delle attivazioni per GPU", "GB", unit_from="activation_unit",
@@ -364,6 +404,8 @@ CALCULATOR = Calculator(
     compute=compute,
     check=check,
     chart=chart,
+    glance=("gpu_fit", "effective_batch", "micro_batch_plan", "accumulation_needed", "activation_memory"),
+    tones=margin_tones("gpu_fit", "gpu_headroom_gb"),
     presets=gpu_presets(modes=(ON_GPU,)),
     feeds=(
         Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con questa memoria delle attivazioni e queste GPU",
@@ -377,6 +419,8 @@ CALCULATOR = Calculator(
         "quattro_gpu": {"data_parallel_gpus": "4"},
         "obiettivo": {"mode": TARGET, "target_effective_batch": "512", "memory_budget": "20"},
         "obiettivo_esatto": {"mode": TARGET, "target_effective_batch": "480", "memory_budget": "20"},
+        "obiettivo_massimo": {"mode": TARGET, "target_effective_batch": "512", "memory_budget": "20",
+                              "plan_goal": LARGEST},
         "obiettivo_gpu": {"mode": ON_GPU, "target_effective_batch": "512"},
         # 1.000 samples, b = 4 on 2 GPUs (125 micro-batches each), 8 accumulation steps: 15,6 windows.
         "epoca_eccesso": {"dataset_size": "1000", "data_parallel_gpus": "2"},

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from calculator import respond
-from calculator.form.numbers import format_decimal, format_exact_field, parse_number
-from calculator.llm.accumulation_plan import largest_divisor_at_most, plan
+from calculator.form.numbers import format_decimal, format_exact_field, format_integer, parse_number
+from calculator.llm.accumulation_plan import largest_divisor_at_most, plan, plan_exact
 from calculator.pages.gradient_accumulation import plan_note
 
 from ..support.golden import ACC, request
@@ -61,9 +61,16 @@ def test_impossible_target_has_its_own_message() -> None:
 def test_reverse_mode_results() -> None:
     answer: dict[str, Any] = respond(request(ACC, mode="obiettivo"))
     results = answer["results"]
-    assert (results["micro_batch_fit"], results["accumulation_needed"], results["effective_batch"]) == ("40", "13", "520")
-    assert results["activation_memory"] == "20 GB"
-    assert "Per raggiungere esattamente 512" in results["plan_note"]
+    # By default the target exactly: 40 samples fit, 32 divide 512.
+    assert (results["micro_batch_plan"], results["accumulation_needed"], results["effective_batch"],
+            results["micro_batch_fit"]) == ("32", "16", "512", "40")
+    assert results["activation_memory"] == "16 GB"
+    assert results["plan_note"].startswith("Il batch effettivo desiderato si raggiunge esattamente: 32 campioni per GPU")
+    assert "con il micro-batch più grande (40) servono 13 passi e il batch diventa 520" in results["plan_note"]
+    largest: dict[str, Any] = respond(request(ACC, mode="obiettivo", plan_goal="massimo"))["results"]
+    assert (largest["micro_batch_plan"], largest["accumulation_needed"], largest["effective_batch"]) == ("40", "13", "520")
+    assert largest["activation_memory"] == "20 GB"
+    assert "Per raggiungere esattamente 512" in largest["plan_note"]
     # Fields of the other mode do not matter, even when they are invalid.
     assert respond(request(ACC, mode="obiettivo", micro_batch="abc"))["status"] == "ok"
     assert respond(request(ACC, target_effective_batch="abc"))["status"] == "ok"
@@ -86,13 +93,13 @@ def test_target_on_a_gpu(inputs: tuple[str, ...], expected: tuple[str, ...]) -> 
     gpu, states, reserve, a, target = inputs
     answer: dict[str, Any] = respond(request(ACC, mode="gpu", gpu_memory_gb=gpu, model_states_gb=states,
                                              reserve_gb=reserve, activation_per_sample_gb=a,
-                                             target_effective_batch=target))
+                                             target_effective_batch=target, plan_goal="massimo"))
     results = answer["results"]
     assert (results["micro_batch_fit"], results["accumulation_needed"], results["gpu_fit"],
             results["gpu_headroom_gb"]) == expected
     # The budget mode with the same memory left gives the same plan.
     left = parse_number(gpu) - parse_number(states) - parse_number(reserve)
-    same = respond(request(ACC, mode="obiettivo", memory_budget=format_exact_field(left),
+    same = respond(request(ACC, mode="obiettivo", memory_budget=format_exact_field(left), plan_goal="massimo",
                            activation_per_sample_gb=a, target_effective_batch=target))["results"]
     assert (same["micro_batch_fit"], same["accumulation_needed"]) == expected[:2]  # type: ignore[index]
 
@@ -203,3 +210,77 @@ def test_optional_extras() -> None:
     results = outputs(ACC, dataset_size="100")
     assert results["steps_per_epoch"] == 4  # 100 / 32, rounded up
     assert results["tokens_per_step"] is None  # no sequence length, no tokens
+
+
+# The issue's case: 8 GPUs, a target of 256 planned exactly (16 × 2 × 8), not 304 or 320.
+@pytest.mark.parametrize(("mode", "memory"), [("gpu", {"gpu_memory_gb": "85,9", "model_states_gb": "16"}),
+                                              ("obiettivo", {"memory_budget": "20"})])
+def test_eight_gpus_plan_the_target_exactly(mode: str, memory: dict[str, str]) -> None:
+    for target in ("256", "512"):
+        results = outputs(ACC, mode=mode, data_parallel_gpus="8", target_effective_batch=target, **memory)
+        assert results["effective_batch"] == Decimal(target)
+        micro, steps = results["micro_batch_plan"], results["accumulation_needed"]
+        assert isinstance(micro, Decimal) and isinstance(steps, Decimal) and micro * steps * 8 == Decimal(target)
+
+
+def agreement(mode: str, goal: str, target: int, gpus: int, memory: str) -> None:
+    """The headline, every config and the effective batch say the same plan; the exact goal reaches the target
+    whenever the GPUs divide it; the plan's micro-batch fits."""
+    budget = {"gpu_memory_gb": memory, "model_states_gb": "10", "reserve_gb": "2"} if mode == "gpu" \
+        else {"memory_budget": memory}
+    values = {"mode": mode, "plan_goal": goal, "target_effective_batch": str(target), "data_parallel_gpus": str(gpus),
+              "activation_per_sample_gb": "0,5", **budget}
+    answer: dict[str, Any] = respond(request(ACC, **values))
+    assert answer["status"] == "ok", answer.get("errors")
+    typed = outputs(ACC, **values)
+    results = answer["results"]
+    micro, steps, effective = (int(typed[k]) for k in ("micro_batch_plan", "accumulation_needed", "effective_batch"))  # type: ignore[arg-type]
+    assert micro * steps * gpus == effective
+    assert results["effective_batch"] == format_integer(effective)
+    assert micro <= int(typed["micro_batch_fit"])  # type: ignore[arg-type]
+    if goal == "esatto" and target % gpus == 0:
+        assert effective == target
+    assert target <= effective < target + micro * gpus
+    deepspeed = json.loads(results["config_deepspeed"])
+    assert deepspeed == {"train_batch_size": effective, "train_micro_batch_size_per_gpu": micro,
+                         "gradient_accumulation_steps": steps}
+    assert f"per_device_train_batch_size={micro}," in results["config_hf"]
+    assert f"gradient_accumulation_steps={steps}," in results["config_hf"]
+    assert f"--nproc_per_node={gpus} " in results["config_hf"]
+    assert f"batch_size={micro})" in results["config_lightning"]
+    assert f"Trainer(devices={gpus}, accumulate_grad_batches={steps})" in results["config_lightning"]
+    assert f"Accelerator(gradient_accumulation_steps={steps})" in results["config_accelerate"]
+    assert f"batch_size={micro})" in results["config_accelerate"]
+    assert f"--num_processes {gpus} " in results["config_accelerate"]
+    svg = str(answer["chart"])
+    assert svg.startswith("<svg")
+
+
+@pytest.mark.parametrize("mode", ["obiettivo", "gpu"])
+@pytest.mark.parametrize("goal", ["esatto", "massimo"])
+@pytest.mark.parametrize("gpus", [1, 2, 3, 8])
+@pytest.mark.parametrize("target", [1, 7, 96, 256, 500, 512, 1000])
+def test_headline_configs_and_effective_batch_agree_on_a_grid(mode: str, goal: str, gpus: int, target: int) -> None:
+    agreement(mode, goal, target, gpus, "20" if mode == "obiettivo" else "40")
+
+
+@given(st.sampled_from(["obiettivo", "gpu"]), st.sampled_from(["esatto", "massimo"]), st.integers(1, 20_000),
+       st.integers(1, 64), st.integers(13, 200))
+def test_headline_configs_and_effective_batch_agree(mode: str, goal: str, target: int, gpus: int, memory: int) -> None:
+    agreement(mode, goal, target, gpus, str(memory))
+
+
+@given(st.integers(1, 100_000), st.integers(1, 5_000), st.integers(1, 64), st.integers(1, 8))
+def test_exact_plan_properties(target: int, budget: int, gpus: int, activation: int) -> None:
+    if activation > budget:
+        return
+    result = plan_exact(target, Decimal(budget), gpus, Decimal(activation))
+    assert result.micro_batch * activation <= budget
+    assert result.effective_batch == result.micro_batch * result.accumulation_steps * gpus
+    assert result.exact == (target % gpus == 0)
+    if result.exact:  # no larger micro-batch that fits divides the target per GPU
+        per_gpu = target // gpus
+        assert all(per_gpu % m for m in range(result.micro_batch + 1, min(result.fits, per_gpu) + 1)) \
+            if result.fits < 3000 else True
+    else:
+        assert result == plan(target, Decimal(budget), gpus, Decimal(activation))

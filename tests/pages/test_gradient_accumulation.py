@@ -45,7 +45,7 @@ def _outputs(b: Decimal, a: Decimal, g: Decimal, act: Decimal) -> tuple[Decimal,
     out = compute({"mode": "diretto", "micro_batch": b, "accumulation_steps": a, "data_parallel_gpus": g,
                    "activation_per_sample_gb": act, "activation_unit": "GB", "dataset_size": None,
                    "sequence_length": None, "target_effective_batch": None, "memory_budget": None,
-                   "steps_rule": "eccesso", "generations": None})
+                   "steps_rule": "eccesso", "generations": None, "plan_goal": None})
     e, m = out["effective_batch"], out["activation_memory"]
     assert isinstance(e, Decimal) and isinstance(m, Decimal)
     return e, m
