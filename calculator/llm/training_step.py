@@ -119,6 +119,7 @@ class Model:
     head: int  # the output layer's weights (its gradient is the first to appear in backward)
     layers: int = 1  # transformer blocks: ZeRO-3/FSDP gathers one (and prefetches the next) at a time
     factored_values: int = 0  # Adafactor: rows + columns of every matrix, plus every vector's values
+    expert_fraction: Decimal = Decimal(0)  # the share of ``parameters`` that are routed experts (sharded apart)
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,8 @@ class Training:
     optimizer_in_backward: bool = False
     accumulating: bool = False  # gradient accumulation: gradients live through the next forward pass too
     zero_stage: int = 0
-    data_parallel: int = 1
+    data_parallel: int = 1  # the ranks ZeRO/FSDP shards over (DP · CP, or an HSDP group)
+    expert_data_parallel: int = 0  # the ranks the routed experts' states are sharded over (0: as the rest)
     offload_optimizer: bool = False  # optimizer states and master copy in CPU memory (ZeRO-Offload, FSDP)
     adapter_fp32: bool = True  # PEFT keeps adapters in fp32 (autocast_adapter_dtype); torchtune and LitGPT as the base
     offload_parameters: bool = False  # the weights too (ZeRO-3 offload_param, FSDP CPUOffload): only the layers
@@ -380,9 +382,18 @@ def loss_buffers(acts: Activations) -> tuple[Decimal, Decimal]:
     return acts.logits + 8 * n, 12 * n
 
 
+def shard_divisor(model: Model, training: Training) -> Decimal:
+    """What ZeRO divides the states by: the data-parallel ranks, or, with expert parallelism, a blend of them and
+    the experts' own (smaller) data-parallel group, weighted by the experts' share of the weights."""
+    dp, f = Decimal(training.data_parallel), model.expert_fraction
+    if not f or not training.expert_data_parallel:
+        return dp
+    return 1 / ((1 - f) / dp + f / training.expert_data_parallel)
+
+
 def step(model: Model, training: Training, acts: Activations) -> Step:
     """Each phase of one step, in bytes per GPU, after ZeRO's sharding over the data-parallel GPUs."""
-    dp, stage = training.data_parallel, training.zero_stage
+    dp, stage = shard_divisor(model, training), training.zero_stage
     weights = (Decimal(0) if training.offload_parameters else weight_bytes(model, training) / (dp if stage >= 3 else 1))
     weights += gathered(model, training)
     full_grads = Decimal(training.trainable * gradient_bytes(training)) / (dp if stage >= 2 else 1)

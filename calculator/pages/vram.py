@@ -344,6 +344,7 @@ CALCULATOR = Calculator(
             help="Quali stati del modello DeepSpeed ZeRO (o FSDP) divide tra le GPU.",
         ),
         vram_step.TENSOR_PARALLEL,
+        *vram_step.LAYOUT_FIELDS,
         Field(
             id="nodes", label="Nodi", default="1", group="DeepSpeed", modes=(DEEPSPEED,), maximum=Decimal(100_000),
             help="Macchine tra cui sono divise le GPU (num_nodes): la memoria della CPU è per nodo.",

@@ -4,11 +4,12 @@ combinations that cannot run, and the advice when it does not fit."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_CEILING, Decimal
 
 from ..form.model import Field, Kind, Option, Outputs, Values, integer, number, optional_number
 from ..form.numbers import format_decimal, format_integer
+from ..llm import parallelism as par
 from ..llm import step_configs
 from ..llm import training_step as ts
 from ..llm.activation_memory import (
@@ -21,6 +22,7 @@ from ..llm.activation_memory import (
     NONE,
     SELECTIVE,
     Shape,
+    logits_bytes,
 )
 from ..llm.architectures import GATED, Architecture
 from ..llm.lora_adapters import LoraSetup, trainable
@@ -50,6 +52,8 @@ class StepInput:
     gpus: int
     tensor_parallel: int
     frozen: ts.FrozenBase | None = None
+    layout: par.Layout = field(default_factory=par.Layout)
+    micro_batches: int = 1  # per step and data-parallel replica: what the pipeline can keep in flight
 
 
 def architecture_of(values: Values) -> Architecture:
@@ -148,8 +152,20 @@ def layer_matrices(arch: Architecture) -> int:
     return sum(rows * cols * n for rows, cols, n in layers)
 
 
+def layout_of(values: Values) -> par.Layout:
+    """The parallel degrees as the form gives them (fields of another convention read as 1)."""
+    def degree(key: str) -> int:
+        value = values.get(key)
+        return int(value) if isinstance(value, Decimal) else 1
+    return par.Layout(tensor=degree("tensor_parallel"), pipeline=degree("pipeline_parallel"),
+                      virtual=degree("virtual_stages"), context=degree("context_parallel"),
+                      expert=degree("expert_parallel"), replicas=degree("hsdp_replicas"))
+
+
 def read(values: Values) -> StepInput:
     arch = architecture_of(values)
+    layout = layout_of(values)
+    gpus = integer(values, "gpus")
     parameters = int(number(values, "parameters_billion") * 10**9)
     precision, method = str(values["precision_mode"]), str(values["method"])
     if method in ts.ADAPTERS and precision == ts.MIXED:  # a frozen base has no master copy: the Trainer's autocast
@@ -164,7 +180,8 @@ def read(values: Values) -> StepInput:
         gradient_bytes=4 if values.get("gradient_precision") == "32" else 2, quantised=quantised,
         optimizer_in_backward=values.get("optimizer_in_backward") is True,
         accumulating=integer(values, "accumulation_steps") > 1, zero_stage=int(str(values["zero_stage"])),
-        adapter_fp32=values.get("adapter_dtype") != "base", data_parallel=max(integer(values, "gpus") // t, 1),
+        adapter_fp32=values.get("adapter_dtype") != "base", data_parallel=layout.shard_degree(gpus),
+        expert_data_parallel=layout.expert_shard_degree(gpus) if layout.expert > 1 else 0,
         offload_optimizer=values.get("offload_optimizer") is True,
         offload_parameters=values.get("offload_param") is True)
     frozen = ts.FrozenBase(TARGETS[str(values["lora_targets"])][1], integer(values, "rank"),
@@ -175,25 +192,78 @@ def read(values: Values) -> StepInput:
     if method == ts.FREEZE:  # frozen layers below the trained ones keep nothing for a backward that never reaches them
         shape = replace(shape, layers=min(integer(values, "trainable_layers"), shape.layers))
     return StepInput(parameters, shape, arch, training, str(values["loss"]),
-                     number(values, "gpu_memory_gb") * BYTES_PER_GB, integer(values, "gpus"), t, frozen)
+                     number(values, "gpu_memory_gb") * BYTES_PER_GB, gpus, t, frozen, layout,
+                     integer(values, "accumulation_steps"))
 
 
-def model_of(given: StepInput) -> ts.Model:
+def counts_of(given: StepInput) -> par.Counts:
+    """The weights as the layout divides them: per layer (dense, routed experts), embedding and head."""
+    arch = given.architecture
+    embedding = arch.vocab * arch.hidden
+    head = 0 if arch.tied else embedding
+    layers = arch.layers + arch.decoder_layers
+    experts = arch.experts * arch.dense_mlp(arch.expert_intermediate) if arch.moe else 0
+    body = max(given.parameters - embedding - head - experts * layers, 0)
+    return par.Counts(per_layer=body // max(layers, 1), experts_per_layer=experts, embedding=embedding, head=head,
+                      layers=layers)
+
+
+def model_of(given: StepInput, stage: par.Stage | None = None) -> ts.Model:
+    """The counts one GPU of ``stage`` holds (the whole model, divided by TP, when there is no pipeline)."""
     arch, t = given.architecture, given.tensor_parallel
     matrices = arch.matrices()
     vectors = max(given.parameters - sum(r * c * n for r, c, n in matrices), 0)
     factored = sum((r + c) * n for r, c, n in matrices) + vectors
-    return ts.Model(parameters=given.parameters // t, matrices=layer_matrices(arch) // t,
-                    largest_tensor=arch.largest_layer() // t, head=arch.vocab * arch.hidden // t,
-                    layers=arch.layers + arch.decoder_layers,
-                    factored_values=factored // t)
+    layers = arch.layers + arch.decoder_layers
+    if stage is None or (given.layout.pipeline == 1 and given.layout.expert == 1):
+        return ts.Model(parameters=given.parameters // t, matrices=layer_matrices(arch) // t,
+                        largest_tensor=arch.largest_layer() // t, head=arch.vocab * arch.hidden // t,
+                        layers=layers, factored_values=factored // t)
+    held = stage.dense + stage.experts
+    share = held * t / given.parameters
+    return ts.Model(parameters=int(held), matrices=int(Decimal(layer_matrices(arch)) * stage.layers / layers / t),
+                    largest_tensor=arch.largest_layer() // t, head=int(stage.output_weights) if stage.head else 0,
+                    layers=stage.layers, factored_values=int(factored * share / t),
+                    expert_fraction=stage.experts / held if held else Decimal(0))
+
+
+def stage_activations(given: StepInput, stage: par.Stage, shape: Shape) -> ts.Activations:
+    """A stage's activations: its layers at s/CP tokens, for the micro-batches it keeps in flight; the logits and
+    the loss on the stage with the head only; ring attention's blocks in transit."""
+    layout = given.layout
+    if layout.pipeline > 1:
+        shape = replace(shape, layers=stage.layers)
+    shape = replace(shape, sequence=shape.sequence // layout.context)
+    fp32_stream = given.training.precision == ts.AUTOCAST and given.training.method not in ts.ADAPTERS
+    acts = ts.step_activations(shape, given.loss, given.frozen, fp32_stream)
+    if layout.pipeline == 1 and layout.context == 1:
+        return acts
+    kept = acts.kept
+    if not stage.head:
+        kept -= logits_bytes(shape) - shape.loss_precision * acts.tokens_vocab
+        acts = replace(acts, logits=Decimal(0), tokens_vocab=0)
+    arch = given.architecture
+    ring = par.ring_buffers(shape.sequence * layout.context, shape.micro_batch, arch.kv_heads * arch.dim,
+                            shape.precision, layout)
+    return replace(acts, kept=kept * stage.in_flight + ring)
+
+
+def stage_steps(given: StepInput, micro_batch: int | None = None) -> list[tuple[par.Stage, ts.Step]]:
+    """Each pipeline stage worth looking at, with its step."""
+    shape = given.shape if micro_batch is None else replace(given.shape, micro_batch=micro_batch)
+    out = []
+    for stage in par.stages(counts_of(given), given.layout, given.micro_batches):
+        model = model_of(given, stage)
+        training = given.training
+        if training.method == ts.FULL and (given.layout.pipeline > 1 or given.layout.expert > 1):
+            training = replace(training, trainable=model.parameters)
+        out.append((stage, ts.step(model, training, stage_activations(given, stage, shape))))
+    return out
 
 
 def evaluate_step(given: StepInput, micro_batch: int | None = None) -> ts.Step:
-    shape = given.shape if micro_batch is None else replace(given.shape, micro_batch=micro_batch)
-    training = given.training
-    fp32_stream = training.precision == ts.AUTOCAST and training.method not in ts.ADAPTERS
-    return ts.step(model_of(given), training, ts.step_activations(shape, given.loss, given.frozen, fp32_stream))
+    """The step of the GPU with the largest peak."""
+    return max((step for _, step in stage_steps(given, micro_batch)), key=lambda result: result.allocated)
 
 
 def shown_of(given: StepInput, result: ts.Step) -> tuple[Decimal, Decimal, Decimal]:
@@ -260,7 +330,8 @@ def alternatives(given: StepInput, values: Values) -> list[tuple[str, StepInput]
     if training.method not in ts.ADAPTERS or given.gpus > 1:
         more = given.gpus * 2
         out.append((f"{more} GPU con ZeRO-3", replace(given, gpus=more, training=replace(
-            training, zero_stage=3, data_parallel=more // given.tensor_parallel))))
+            training, zero_stage=3, data_parallel=given.layout.shard_degree(more),
+            expert_data_parallel=given.layout.expert_shard_degree(more) if given.layout.expert > 1 else 0))))
     if given.gpus > 1 and training.zero_stage < 3:
         out.append((f"ZeRO-{training.zero_stage + 1}",
                     replace(given, training=replace(training, zero_stage=training.zero_stage + 1))))
@@ -291,6 +362,7 @@ def compute(values: Values) -> Outputs:
         "smi_gib": expected / BYTES_PER_GIB,
         "smi_range": f"tra {_gib(low)} e {_gib(high)} GiB",
         "fit": verdict(given.gpu_bytes, low, expected, high),
+        "fit_tone": "good" if fits else "bad" if low > given.gpu_bytes else "warn",  # the verdict's colour
         "headroom_gb": (given.gpu_bytes - expected) / BYTES_PER_GB,
         "peak_phase": f"Il picco è nel {PHASE_LABELS[peak.name]}.",
         "max_micro_batch": Decimal(largest_micro_batch(given)),
@@ -321,7 +393,7 @@ def plan_of(given: StepInput, values: Values) -> step_configs.StepPlan:
         method=training.method, precision=training.precision, optimizer=training.optimizer,
         optimizer_in_backward=training.optimizer_in_backward, micro_batch=given.shape.micro_batch,
         accumulation=integer(values, "accumulation_steps"), sequence=given.shape.sequence,
-        checkpointing=given.shape.checkpointing, loss=given.loss, gpus=training.data_parallel,
+        checkpointing=given.shape.checkpointing, loss=given.loss, gpus=given.layout.data_parallel(given.gpus),
         zero_stage=training.zero_stage, offload_optimizer=training.offload_optimizer,
         offload_parameters=training.offload_parameters, rank=integer(values, "rank"),
         targets=str(values["lora_targets"]), quant_type=str(values["quant_type"]),
@@ -334,7 +406,6 @@ def check(values: Values) -> dict[str, str]:
     method, precision = str(values["method"]), str(values["precision_mode"])
     optimizer, t = str(values["step_optimizer"]), integer(values, "tensor_parallel")
     heads, kv_heads = integer(values, "attention_heads"), integer(values, "kv_heads")
-    gpus = integer(values, "gpus")
     if method in (ts.QLORA, ts.LORA_8BIT) and precision == ts.FP32:
         errors["precision_mode"] = ("Precisione: bitsandbytes calcola una base quantizzata in 16 bit; scegli la"
                                     " precisione mista, autocast o bf16 puro.")
@@ -364,15 +435,64 @@ def check(values: Values) -> dict[str, str]:
         errors["tensor_parallel"] = (f"Parallelismo tensoriale: {format_integer(t)} GPU non dividono le"
                                      f" {format_integer(heads)} teste e le {format_integer(kv_heads)} teste"
                                      " chiave/valore.")
-    elif gpus % t:
-        errors["tensor_parallel"] = (f"Parallelismo tensoriale: {format_integer(t)} non divide le"
-                                     f" {format_integer(gpus)} GPU; il parallelismo dei dati è GPU / TP.")
+    errors.update({key: message for key, message in layout_problems(values).items() if key not in errors})
     if method == ts.FREEZE and integer(values, "trainable_layers") > integer(values, "layers") + integer(
             values, "decoder_layers"):
         errors["trainable_layers"] = "Strati addestrati: non possono essere più degli strati del modello."
+    if method != ts.FULL and any(integer(values, key) > 1 for key in SCALE_FIELDS):
+        errors.setdefault("pipeline_parallel", "Parallelismo a pipeline, di contesto o degli esperti: qui è previsto"
+                                               " solo per il fine-tuning completo; con gli altri metodi lascia 1.")
     if method in ts.ADAPTERS and t > 1:
         errors.setdefault("tensor_parallel", "Parallelismo tensoriale: qui è previsto solo per il fine-tuning"
                                              " completo; con LoRA e QLoRA lascia 1.")
+    return errors
+
+
+SCALE_FIELDS = ("pipeline_parallel", "context_parallel", "expert_parallel")
+
+
+def layout_problems(values: Values) -> dict[str, str]:
+    """The degrees that do not divide what they split, each said beside its field."""
+    n = format_integer
+    layout, gpus = layout_of(values), integer(values, "gpus")
+    t, p, v, c, e = layout.tensor, layout.pipeline, layout.virtual, layout.context, layout.expert
+    layers, decoder = integer(values, "layers"), integer(values, "decoder_layers")
+    sequence, experts = integer(values, "sequence_length"), integer(values, "experts")
+    errors: dict[str, str] = {}
+    if gpus % layout.model_parallel:
+        errors["gpus"] = (f"GPU: {n(gpus)} non si dividono in gruppi di TP × PP × CP = {n(t)} × {n(p)} × {n(c)} ="
+                          f" {n(layout.model_parallel)}; il parallelismo dei dati è GPU / (TP · PP · CP).")
+    if p > 1 and decoder:
+        errors["pipeline_parallel"] = ("Parallelismo a pipeline: qui è previsto per i modelli solo decoder; per un"
+                                       " encoder–decoder lascia 1.")
+    elif layers % (p * v):
+        errors["pipeline_parallel"] = (f"Parallelismo a pipeline: {n(layers)} strati non si dividono in parti uguali"
+                                       f" tra {n(p * v)} blocchi ({n(p)} stadi × {n(v)} stadi virtuali).")
+    if v > 1 and p == 1:
+        errors["virtual_stages"] = "Stadi virtuali: servono almeno 2 stadi di pipeline (lo schema interleaved)."
+    elif v > 1 and integer(values, "accumulation_steps") % p:
+        errors["virtual_stages"] = (f"Stadi virtuali: con lo schema interleaved Megatron-LM vuole un numero di"
+                                    f" micro-batch (passi di accumulo) multiplo dei {n(p)} stadi.")
+    if c > 1 and sequence % (2 * c):
+        errors["context_parallel"] = (f"Parallelismo di contesto: la sequenza di {n(sequence)} token deve dividersi"
+                                      f" per 2 · CP = {n(2 * c)} (ogni GPU prende due blocchi, per bilanciare la"
+                                      " maschera causale).")
+    elif c > 1 and values.get("attention") == EAGER:
+        errors["context_parallel"] = ("Parallelismo di contesto: l'attenzione ad anello usa kernel come"
+                                      " FlashAttention; scegli FlashAttention / SDPA.")
+    if e > 1 and not experts:
+        errors["expert_parallel"] = "Parallelismo degli esperti: il modello non ha esperti; lascia 1."
+    elif e > 1 and experts % e:
+        errors["expert_parallel"] = (f"Parallelismo degli esperti: {n(experts)} esperti non si dividono in parti"
+                                     f" uguali tra {n(e)} GPU.")
+    elif e > 1 and not errors.get("gpus") and (layout.data_parallel(gpus) * c) % e:
+        errors["expert_parallel"] = (f"Parallelismo degli esperti: EP = {n(e)} si ricava dalle GPU dei dati e del"
+                                     f" contesto (DP · CP = {n(layout.data_parallel(gpus) * c)}) e deve dividerle.")
+    if layout.replicas > 1 and not errors.get("gpus") and layout.data_parallel(gpus) % layout.replicas:
+        errors["hsdp_replicas"] = (f"Repliche HSDP: {n(layout.replicas)} non divide il parallelismo dei dati"
+                                   f" ({n(layout.data_parallel(gpus))} repliche).")
+    elif layout.replicas > 1 and int(str(values["zero_stage"])) == 0:
+        errors["hsdp_replicas"] = "Repliche HSDP: partizionano gli stati dentro ogni gruppo; scegli uno stadio ZeRO."
     return errors
 
 
@@ -450,4 +570,24 @@ def fields() -> tuple[Field, ...]:
 TENSOR_PARALLEL = Field(
     id="tensor_parallel", label="Parallelismo tensoriale", default="1", unit="GPU", group="Partizionamento",
     modes=(STEP,), maximum=Decimal(1024),
-    help="Divide pesi, gradienti, stati e attivazioni; le GPU sopra sono TP × parallelismo dei dati.")
+    help="Divide pesi, gradienti, stati e attivazioni (teste e MLP); le GPU sopra sono TP × PP × CP × dati.")
+
+
+def _degree(key: str, label: str, help_text: str, maximum: int = 1024) -> Field:
+    return Field(id=key, label=label, default="1", unit="GPU" if key != "virtual_stages" else "", modes=(STEP,),
+                 group="Partizionamento", maximum=Decimal(maximum), help=help_text)
+
+
+LAYOUT_FIELDS = (
+    _degree("pipeline_parallel", "Parallelismo a pipeline (stadi)",
+            "Divide gli strati tra stadi; il primo tiene le attivazioni di più micro-batch in volo (1F1B)."),
+    _degree("virtual_stages", "Stadi virtuali per GPU (interleaved)",
+            "Schema interleaved di Megatron-LM: più blocchi di strati per GPU, bolla minore, un po' più di"
+            " attivazioni sul primo stadio.", 64),
+    _degree("context_parallel", "Parallelismo di contesto", "Divide la sequenza tra GPU (attenzione ad anello)."),
+    _degree("expert_parallel", "Parallelismo degli esperti",
+            "Divide gli esperti tra le GPU dei dati; router ed esperti condivisi restano su ognuna."),
+    _degree("hsdp_replicas", "Repliche HSDP",
+            "1: ZeRO/FSDP partiziona su tutte le GPU dei dati; di più: partiziona dentro ogni gruppo e replica"
+            " tra i gruppi (HSDP, data_parallel_replicate_degree di torchtitan).", 100_000),
+)
