@@ -8,7 +8,7 @@ from decimal import Decimal, InvalidOperation, localcontext
 from urllib.parse import urlencode
 
 from .model import Calculator, ComputeError, FieldError, Kind, Problem, Value, read_field
-from .numbers import format_field
+from .numbers import ambiguous_reading, format_exact_field, format_field, format_grouped
 
 MESSAGE_EMPTY = "Inserisci un valore per visualizzare i risultati."
 MESSAGE_INVALID = "Correggi i valori segnalati per aggiornare i risultati."
@@ -20,7 +20,8 @@ class Evaluation:
     """Everything the page shows for one set of inputs, as text.
 
     ``problems`` gives each field error's kind (a ``Problem`` value), ``mode``
-    the mode that applies, ``units`` the unit each field with a chosen unit shows.
+    the mode that applies, ``units`` the unit each field with a chosen unit shows,
+    ``notes`` how a field's ambiguous text was read (shown next to the field, error or not).
     """
 
     status: str  # "ok" | "incomplete" | "invalid"
@@ -34,6 +35,7 @@ class Evaluation:
     mode: str = ""
     units: dict[str, str] = field(default_factory=dict)
     links: dict[str, str] = field(default_factory=dict)  # feed id → query string for the sibling
+    notes: dict[str, str] = field(default_factory=dict)  # field id → how its ambiguous text was read
 
     def as_dict(self) -> dict[str, object]:
         """The JSON-ready view: strings only."""
@@ -47,6 +49,7 @@ class Evaluation:
             "mode": self.mode,
             "units": self.units,
             "links": self.links,
+            "notes": self.notes,
         }
 
 
@@ -80,13 +83,15 @@ def evaluate(calc: Calculator, texts: Mapping[str, object]) -> Evaluation:
     if not failures and calc.check:
         failures = {key: FieldError(Problem.INCONSISTENT, message) for key, message in calc.check(values).items()}
     units = field_units(calc, values)
+    notes = field_notes(calc, texts, mode, units)
     blank = {r.id: r.show(None) for r in calc.results}
     if failures:
         errors = {key: error.message for key, error in failures.items()}
         problems = {key: error.problem.value for key, error in failures.items()}
         only_empty = all(error.problem is Problem.EMPTY for error in failures.values())
         status, message = ("incomplete", MESSAGE_EMPTY) if only_empty else ("invalid", MESSAGE_INVALID)
-        return Evaluation(status, message, errors, blank, values, problems=problems, mode=mode, units=units)
+        return Evaluation(status, message, errors, blank, values, problems=problems, mode=mode, units=units,
+                          notes=notes)
     try:
         with localcontext() as ctx:
             ctx.prec = 60
@@ -95,11 +100,31 @@ def evaluate(calc: Calculator, texts: Mapping[str, object]) -> Evaluation:
             results = {r.id: r.show(finite.get(r.id), _label(calc, r.unit_from, values)) for r in calc.results}
             chart = calc.chart(values, finite) if calc.chart else ""
     except (ArithmeticError, InvalidOperation, ValueError, OverflowError, ComputeError):
-        return Evaluation("invalid", MESSAGE_FAILED, {}, blank, values, mode=mode, units=units)
+        return Evaluation("invalid", MESSAGE_FAILED, {}, blank, values, mode=mode, units=units, notes=notes)
     queries = {feed.id: feed_query(feed.values, feed.fixed, values, finite, feed.optional)
                for feed in calc.feeds}
     links = {key: query for key, query in queries.items() if query is not None}
-    return Evaluation("ok", "", {}, results, values, finite, chart, mode=mode, units=units, links=links)
+    return Evaluation("ok", "", {}, results, values, finite, chart, mode=mode, units=units, links=links, notes=notes)
+
+
+def field_notes(calc: Calculator, texts: Mapping[str, object], mode: str, units: Mapping[str, str]) -> dict[str, str]:
+    """An echo with a question for each numeric field of the mode whose text the conventions read differently
+    ("1.235" in a decimal field is 1 235; "1,000" in an integer field is 1)."""
+    notes = {}
+    for spec in calc.fields:
+        if not spec.numeric or not spec.in_mode(mode):
+            continue
+        integer = spec.kind is Kind.INTEGER
+        reading = ambiguous_reading(as_text(texts.get(spec.id, "")), integer)
+        if reading is None:
+            continue
+        unit = units.get(spec.id, "") if spec.unit_from else spec.unit
+        taken, other = (format_grouped(v) + (f" {unit}" if unit and abs(v) != 1 else "")
+                        for v in (reading.taken, reading.other))
+        written = format_exact_field(reading.other)
+        fix = f"la virgola: {written}" if "," in written else f"{written}, senza separatori"
+        notes[spec.id] = f"Letto come {taken}. Intendevi {other}? Allora scrivi {fix}."
+    return notes
 
 
 def feed_query(sources: Mapping[str, str], fixed: Mapping[str, str], values: Mapping[str, Value],

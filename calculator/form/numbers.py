@@ -15,12 +15,18 @@ point too:
   and hexadecimal are not numbers here. Full-width digits (an Asian keyboard's)
   are normalised; other digits that normalisation would fold into 0–9
   (superscripts, subscripts, circled, mathematical) are refused: "10⁶" is not 106.
+
+Two texts are read one way but often meant the other, and are never read silently (``ambiguous_reading``, which
+the form shows next to the field): a single dot before three digits in a decimal field (``"1.235"`` is 1235, an
+English reader meant 1,235) and a comma before three digits in an integer field (``"1,000"`` is 1, an English
+reader meant 1000).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from enum import Enum
 
@@ -109,6 +115,41 @@ def _split(body: str) -> tuple[str, str]:
 def _looks_like_thousands(body: str) -> bool:
     head, _, tail = body.partition(".")
     return len(tail) == 3 and tail.isdigit() and head.replace(" ", "").lstrip("0") != ""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """An ambiguous text: the value it is read as and the value the other convention gives."""
+
+    taken: Decimal
+    other: Decimal
+
+
+_DOT_THOUSANDS = re.compile(r"([+-]?)([0-9]{1,3})\.([0-9]{3})")
+_COMMA_DECIMAL = re.compile(r"([+-]?)([0-9]{1,3}),([0-9]{3})")
+
+
+def ambiguous_reading(text: str, integer: bool) -> Reading | None:
+    """How ``text`` is read and how else it could be meant, for the two texts the conventions disagree on: a dot
+    before three digits in a decimal field (thousands here, a decimal point in English), a comma before three digits
+    in an integer field (a decimal comma here, thousands in English). None for any other text."""
+    cleaned = unicodedata.normalize("NFKC", text).replace("\u2212", "-").strip()
+    match = (_COMMA_DECIMAL if integer else _DOT_THOUSANDS).fullmatch(cleaned)
+    if match is None or (not integer and int(match[2]) == 0):
+        return None
+    sign, head, tail = match.groups()
+    thousands, point = Decimal(f"{sign}{head}{tail}"), Decimal(f"{sign}{head}.{tail}")
+    return Reading(point, thousands) if integer else Reading(thousands, point)
+
+
+def format_grouped(value: Decimal) -> str:
+    """Exactly ``value``, for an echo nobody can misread: thousands separated by a narrow space, a decimal comma
+    (``1235`` → ``"1 235"``, ``Decimal("1.235")`` → ``"1,235"``)."""
+    sign = "-" if value < 0 else ""
+    integer, _, fraction = f"{abs(value):f}".partition(".")
+    grouped = f"{int(integer):,}".replace(",", "\u202f")
+    fraction = fraction.rstrip("0")
+    return f"{sign}{grouped},{fraction}" if fraction else f"{sign}{grouped}"
 
 
 def format_integer(value: int) -> str:

@@ -168,6 +168,8 @@ def _field(calc: Calculator, spec: Field, values: Mapping[str, str], evaluation:
     base = f"{calc.id}--{spec.id}"
     error = evaluation.errors.get(spec.id, "")
     described = f"{base}--aiuto {base}--errore" if spec.help else f"{base}--errore"
+    if spec.numeric:  # how an ambiguous number was read ("1.235" is 1 235), next to the field
+        described += f" {base}--nota"
     attributes = f'id="{_a(base)}" name="{_a(spec.id)}" aria-describedby="{_a(described)}"'
     if error:
         attributes += ' aria-invalid="true"'
@@ -194,6 +196,10 @@ def _field(calc: Calculator, spec: Field, values: Mapping[str, str], evaluation:
     unit = f'<span class="calc__unit"{unit_source}>{_t(unit_text)}</span>' if unit_text else ""
     help_text = f'<p class="calc__help" id="{_a(base)}--aiuto">{_t(spec.help)}</p>' if spec.help else ""
     error_text = f'<p class="calc__error" id="{_a(base)}--errore" data-error-for="{_a(spec.id)}">{_t(error)}</p>'
+    note = evaluation.notes.get(spec.id, "")
+    if spec.numeric:
+        help_text = (f'<p class="calc__echo" id="{_a(base)}--nota" data-note-for="{_a(spec.id)}"'
+                     f'{"" if note else " hidden"}>{_t(note)}</p>{help_text}')
     modes = _modes(spec.modes, mode)
     if spec.kind is Kind.FLAG:
         return f'<div class="calc__field calc__field--flag"{modes}>{control}{label}{help_text}{error_text}</div>'

@@ -8,8 +8,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from calculator.form.model import Field, FieldError, Problem, read_field
-from calculator.form.numbers import ParseError, ParseProblem, format_decimal, format_integer, parse_number
+from calculator.form.evaluate import evaluate
+from calculator.form.model import Calculator, Field, FieldError, Kind, Problem, Result, read_field
+from calculator.form.numbers import (
+    ParseError,
+    ParseProblem,
+    ambiguous_reading,
+    format_decimal,
+    format_grouped,
+    format_integer,
+    parse_number,
+)
+from calculator.form.render import render
 
 PARSED = [
     ("0,5", "0.5"),
@@ -158,3 +168,82 @@ def test_parse_never_fails_unexpectedly(text: str) -> None:
     except ParseError:
         return
     assert value.is_finite()
+
+
+# Ambiguous texts: read one way, never silently (issue 25).
+heads, tails = st.integers(1, 999), st.integers(0, 999)
+
+
+@given(heads, tails, st.sampled_from(["", "-", "+"]))
+def test_a_dot_before_three_digits_in_a_decimal_field_is_echoed(head: int, tail: int, sign: str) -> None:
+    text = f"{sign}{head}.{tail:03}"
+    reading = ambiguous_reading(text, integer=False)
+    assert reading is not None
+    assert reading.taken == parse_number(text)  # the echo states the value the field computes with
+    assert reading.other == Decimal(f"{sign.strip('+')}{head}.{tail:03}") and reading.taken == reading.other * 1000
+    assert ambiguous_reading(text, integer=True) is None  # an integer field reads it as thousands only
+
+
+@given(heads, tails)
+def test_a_comma_before_three_digits_in_an_integer_field_is_echoed(head: int, tail: int) -> None:
+    text = f"{head},{tail:03}"
+    reading = ambiguous_reading(text, integer=True)
+    assert reading is not None and reading.taken == parse_number(text)
+    assert reading.other == head * 1000 + tail
+    assert ambiguous_reading(text, integer=False) is None  # a decimal comma in a decimal field: Italian, plain
+
+
+@pytest.mark.parametrize(("text", "integer"), [
+    ("0.125", False), ("1.2345", False), ("12.5", False), ("1.000.000", False), ("1.000,5", False), ("1 235", False),
+    ("1,5", True), ("1,000,000", True), ("1.000", True), ("4", True), ("", False), ("abc", True), ("1235", False),
+])
+def test_unambiguous_texts_have_no_echo(text: str, integer: bool) -> None:
+    assert ambiguous_reading(text, integer) is None
+
+
+@given(st.text(max_size=12), st.booleans())
+def test_an_echo_always_states_the_parsed_value(text: str, integer: bool) -> None:
+    reading = ambiguous_reading(text, integer)
+    if reading is not None:
+        assert reading.taken == parse_number(text) and reading.taken != reading.other
+
+
+@given(st.decimals(min_value=Decimal(-10**12), max_value=Decimal(10**12), places=6))
+def test_the_grouped_echo_parses_back_and_has_no_dot(value: Decimal) -> None:
+    text = format_grouped(value)
+    assert "." not in text and parse_number(text) == value
+
+
+def test_the_grouped_echo() -> None:
+    assert format_grouped(Decimal(1235)) == "1\u202f235"
+    assert format_grouped(Decimal("1.235")) == "1,235"
+    assert format_grouped(Decimal("-1234567.5")) == "-1\u202f234\u202f567,5"
+
+
+def _echoing() -> Calculator:
+    return Calculator(
+        id="eco", title="Eco", summary="Eco.", compute=lambda values: {"r": Decimal(1)},
+        fields=(Field(id="p", label="Parametri", default="7", kind=Kind.DECIMAL, unit="miliardi", help="P."),
+                Field(id="n", label="Campioni", default="4", unit="campioni", help="N.")),
+        results=(Result("r", "R"),),
+    )
+
+
+def test_the_answer_carries_the_echo_and_the_form_shows_it() -> None:
+    calc = _echoing()
+    answer = evaluate(calc, {"p": "1.235", "n": "1,000"})
+    assert answer.status == "ok"
+    assert answer.as_dict()["notes"] == {
+        "p": "Letto come 1\u202f235 miliardi. Intendevi 1,235 miliardi? Allora scrivi la virgola: 1,235.",
+        "n": "Letto come 1. Intendevi 1\u202f000 campioni? Allora scrivi 1000, senza separatori.",
+    }
+    # An invalid reading keeps its echo beside the error.
+    invalid = evaluate(calc, {"p": "7", "n": "2,500"})
+    assert invalid.status == "invalid" and "n" in invalid.errors
+    assert invalid.notes == {"n": "Letto come 2,5 campioni. Intendevi 2\u202f500 campioni? Allora scrivi 2500, senza"
+                                  " separatori."}
+    assert evaluate(calc, {"p": "1,235", "n": "1000"}).notes == {}
+    html = render(calc, {"p": "1.235", "n": "4"})
+    assert ('<p class="calc__echo" id="eco--p--nota" data-note-for="p">Letto come 1\u202f235 miliardi.' in html)
+    assert '<p class="calc__echo" id="eco--n--nota" data-note-for="n" hidden></p>' in html
+    assert 'aria-describedby="eco--p--aiuto eco--p--errore eco--p--nota"' in html

@@ -44,6 +44,11 @@ function show(form, response) {
   for (const output of form.querySelectorAll("[data-output]")) {
     setText(output, answer.results[output.dataset.output] ?? form.dataset.blank);
   }
+  for (const note of form.querySelectorAll("[data-note-for]")) { // how Python read an ambiguous number
+    const text = (answer.notes ?? {})[note.dataset.noteFor] ?? "";
+    setText(note, text);
+    note.hidden = !text;
+  }
   for (const error of form.querySelectorAll("[data-error-for]")) {
     const message = answer.errors[error.dataset.errorFor] ?? "";
     setText(error, message);
