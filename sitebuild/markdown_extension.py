@@ -5,11 +5,10 @@ extensions (MkDocs, Zensical) builds the same pages.
 
 * A line ``[[calcolatore <id>]]`` becomes the calculator's form with its
   default results, rendered by the ``calculator`` package and marked with the
-  engine's version, followed by two tiny inline scripts: one
+  engine's version, followed by a tiny inline script
   (``docs/assets/javascripts/page-fallback.js``) that says so, and keeps what the
-  reader types, if the page script does not load; one
-  (``docs/assets/javascripts/engine-start.js``) that starts the engine's worker
-  while the rest of the page is still being parsed.
+  reader types, if the page script does not load. (The engine's early start goes
+  at the top of the page's ``<head>``, after the build: ``sitebuild.early_start``.)
 * ``[[da-provare-dopo <id>]]`` lists the site's other calculators, and
   ``[[schede]]`` shows them all as cards, with titles and summaries taken
   from the package.
@@ -55,8 +54,7 @@ FIGURE = re.compile(r"\{\{\s*([a-z0-9-]+):([a-z0-9_]+):([a-z0-9_]+)(:numero)?\s*
 DISPLAY_MATH = re.compile(r"^\$\$(.+?)\$\$\s*$")
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)\$")
 ITALIAN_NUMBER = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d+,\d+")
-ENGINE_START = Path(__file__).resolve().parent.parent / "docs" / "assets" / "javascripts" / "engine-start.js"
-PAGE_FALLBACK = ENGINE_START.with_name("page-fallback.js")
+PAGE_FALLBACK = Path(__file__).resolve().parent.parent / "docs" / "assets" / "javascripts" / "page-fallback.js"
 
 
 class DirectiveError(ValueError):
@@ -116,9 +114,9 @@ def _inline_script(path: Path) -> str:
 
 @functools.cache
 def inline_scripts() -> str:
-    """The inline scripts after a form: the fallback that speaks when the page script does not load or run
-    (``page-fallback.js``), and the start of the engine's worker while the page is parsed (``engine-start.js``)."""
-    return _inline_script(PAGE_FALLBACK) + _inline_script(ENGINE_START)
+    """The inline script after a form: the fallback that speaks when the page script does not load or run
+    (``page-fallback.js``)."""
+    return _inline_script(PAGE_FALLBACK)
 
 
 def table(calculator_id: str, name: str) -> str:
@@ -157,7 +155,7 @@ def feed_list(calculator_id: str) -> list[str]:
 def form_attributes() -> dict[str, str]:
     """What the build writes on every form: the engine's version, and the worker's path from the site's root
     (written once, here). Raw HTML is not rewritten by MkDocs or Zensical and a page's depth is unknown here, so
-    the page's scripts resolve it against the root they find (engine-start.js, engine-client.mjs). No leading "/"."""
+    the page script resolves it against the root it finds (engine-client.mjs). No leading "/"."""
     return {"engine": pyodide_version(), "worker": "assets/javascripts/engine-worker.mjs"}
 
 
@@ -165,7 +163,7 @@ class CalculatorPreprocessor(Preprocessor):
     """Expands directives, figures and math before Markdown parses the text."""
 
     def calculator(self, calculator_id: str) -> list[str]:
-        """The form (raw HTML), its feed links (Markdown, inside it) and the inline start script."""
+        """The form (raw HTML), its feed links (Markdown, inside it) and the inline fallback script."""
         form = render(_calculator(calculator_id), attributes=form_attributes()) + "\n" + inline_scripts()
         before, _, after = form.partition(FEEDS_MARK)
         if not after:

@@ -1,7 +1,7 @@
 """What follows the Markdown build, whichever tool built it (MkDocs' plugin, Zensical's script).
 
-Theme fixes, the files that change between deploys named by their content, the
-Content-Security-Policy, the service worker, the host header files and the
+Theme fixes, the files that change between deploys named by their content, the engine's early
+start at the top of the pages' ``<head>``, the Content-Security-Policy, the service worker, the host header files and the
 precompressed copies, in that order (each step sees the previous one's output).
 """
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .content_names import name_by_content
 from .content_security import add_meta_policy, check_no_inline_styles, policy
+from .early_start import add_early_start
 from .host_headers import write_host_headers
 from .leftovers import check_leftovers
 from .precompress import precompress
@@ -28,7 +29,7 @@ def finish_site(site: Path, *, serving: bool = False) -> None:
     check_leftovers(site)
     check_no_inline_styles(site)
     apply_theme_fixes(site)
-    name_by_content(site)
+    add_early_start(site, name_by_content(site))
     csp = policy(site)
     if not serving:
         add_meta_policy(site)

@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -81,19 +82,64 @@ window.Worker = class extends Original {
   constructor(url, options) {
     super(url, options);
     const script = document.currentScript;
-    window.__workers.push({ url: String(url), state: document.readyState, inline: !!script && !script.src });
+    const entry = {
+      url: String(url), name: (options && options.name) || "", at: performance.now(), state: document.readyState,
+      inline: !!script && !script.src, stylesheets: document.querySelectorAll('link[rel="stylesheet"]').length,
+      readyAt: null,
+    };
+    window.__workers.push(entry);
+    this.addEventListener("message", ({ data }) => {
+      if (data && data.type === "ready" && entry.readyAt === null) entry.readyAt = performance.now();
+    });
   }
 };
 """
+SEARCH_WORKER = re.compile(r"/workers/search\.[0-9a-f]+\.min\.js$")
+
+
+def recorded(page: Page, pattern: re.Pattern[str]) -> list[dict[str, Any]]:
+    return [w for w in page.evaluate("window.__workers") if pattern.search(w["url"])]
 
 
 def test_the_inline_script_starts_the_one_engine_worker(engine_page: Page, server: Server) -> None:
     engine_page.add_init_script(RECORD_WORKERS)
     starts_and_computes(engine_page, server, "snapshot")
     assert len(engine_workers(engine_page)) == 1
-    (started,) = [w for w in engine_page.evaluate("window.__workers") if WORKER.search(w["url"])]
-    # Started by the inline script while the page was still being parsed, before the page's module script.
-    assert started["inline"] and started["state"] == "loading"
+    (started,) = recorded(engine_page, WORKER)
+    # Started by the inline script at the top of <head>, before any stylesheet, named by the engine's version.
+    assert started["inline"] and started["state"] == "loading" and started["stylesheets"] == 0
+    assert started["name"] == engine_page.get_attribute("form[data-calculator]", "data-engine")
+
+
+def test_the_search_worker_waits_for_the_engine(engine_page: Page, server: Server) -> None:
+    """The theme's search worker is created once the engine has answered, and search then works."""
+    engine_page.add_init_script(RECORD_WORKERS)
+    starts_and_computes(engine_page, server, "snapshot")
+    search = engine_page.locator("input.md-search__input")
+    search.click()
+    search.press_sequentially("parametri", delay=30)
+    expect(engine_page.locator(".md-search-result__item").first).to_be_visible(timeout=20_000)
+    (engine,) = recorded(engine_page, WORKER)
+    (searching,) = recorded(engine_page, SEARCH_WORKER)
+    assert engine["readyAt"] is not None and searching["at"] >= engine["readyAt"]
+
+
+def test_the_search_box_used_before_the_engine_is_ready_starts_its_worker(engine_page: Page, server: Server) -> None:
+    def late(route) -> None:  # type: ignore[no-untyped-def]
+        time.sleep(6)  # the engine is still starting while the reader searches
+        route.continue_()
+
+    engine_page.route(SNAPSHOT, late)
+    engine_page.add_init_script(RECORD_WORKERS)
+    engine_page.goto(server.url + "accumulo-del-gradiente/")
+    search = engine_page.locator("input.md-search__input")
+    search.click()
+    search.press_sequentially("vram", delay=30)
+    expect(engine_page.locator(".md-search-result__item").first).to_be_visible(timeout=5_000)
+    expect(calculator(engine_page, "accumulo-del-gradiente")).to_have_attribute("data-state", "loading")
+    assert len(recorded(engine_page, SEARCH_WORKER)) == 1
+    expect(calculator(engine_page, "accumulo-del-gradiente")).to_have_attribute("data-state", "ready",
+                                                                              timeout=READY_TIMEOUT)
 
 
 def test_messages_sent_before_the_page_script_runs_are_kept(engine_page: Page, server: Server) -> None:
@@ -109,8 +155,8 @@ def test_messages_sent_before_the_page_script_runs_are_kept(engine_page: Page, s
 def test_without_the_inline_script_the_page_starts_the_engine(engine_page: Page, server: Server) -> None:
     def without_start(route) -> None:  # type: ignore[no-untyped-def]
         response = route.fetch()
-        html = re.sub(r"<script>\s*\(\(\) => \{\s*if \(window\.calcEngineStart.*?</script>", "", response.text(),
-                      flags=re.S)
+        html = re.sub(r"<script>\(\(workerPath, version, idle\) => \{\s*if \(window\.calcEngineStart.*?</script>", "",
+                      response.text(), flags=re.S)
         assert "calcEngineStart" not in html
         route.fulfill(response=response, body=html)
 
@@ -166,5 +212,45 @@ def test_a_start_at_one_megabit_succeeds_and_shows_its_progress(browser, one_meg
     expect(progress).to_have_count(0)
     form.locator('[name="data_parallel_gpus"]').fill("4")
     expect(output(form, "effective_batch")).to_have_text("128")
+    context.close()
+    assert watch.page_errors == [] and watch.foreign_requests == []
+
+
+@pytest.fixture(scope="module")
+def instant_server(site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The site served at the address its sitemap names, so that the theme's instant navigation acts."""
+    import shutil
+
+    from tools.bench import retarget
+    from tools.local_server import free_port
+
+    site = tmp_path_factory.mktemp("home-start") / "site"
+    shutil.copytree(site_dir, site)
+    port = free_port()
+    retarget(site, f"http://127.0.0.1:{port}/")
+    with serving(site, port=port) as running:
+        yield running
+
+
+def test_the_home_page_starts_the_engine_at_idle_for_the_first_calculator(browser, instant_server: Server) -> None:  # type: ignore[no-untyped-def]
+    watch = Watch()
+    context = watched_context(browser, instant_server.host, watch, service_workers="block")
+    page = context.new_page()
+    watch_page(page, watch)
+    page.add_init_script(RECORD_WORKERS)
+    page.goto(instant_server.url)
+    page.evaluate("""() => new Promise((resolve) => {
+      const check = () => (window.__workers.some((w) => w.readyAt !== null) ? resolve() : setTimeout(check, 50));
+      check();
+    })""")
+    (engine,) = recorded(page, WORKER)
+    load = page.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd")
+    assert engine["inline"] is False and engine["at"] >= load  # started once the page had loaded, at idle
+    page.locator('.md-nav--primary a.md-nav__link[href$="/parametri-lora/"]').first.click()
+    form = calculator(page, "parametri-lora")
+    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    assert len(recorded(page, WORKER)) == 1 and len(engine_workers(page)) == 1  # the same document, the same engine
+    form.locator('[name="rank"]').fill("16")
+    expect(form).to_have_attribute("data-status", "ok")
     context.close()
     assert watch.page_errors == [] and watch.foreign_requests == []

@@ -163,10 +163,16 @@ def test_the_inline_start_script_speaks_the_protocol() -> None:
     start = (JS / "engine-start.js").read_text()
     assert 'export const START = "start";' in protocol
     assert "export const start = (version) => ({ type: START, version });" in protocol
-    assert 'worker.postMessage({ type: "start", version: form.dataset.engine });' in start
+    assert 'worker.postMessage({ type: "start", version });' in start
+    # The worker is named by the engine's version, written out the same way; its directory likewise.
+    assert 'export const workerOptions = (version) => ({ type: "module", name: version });' in protocol
+    assert '{ type: "module", name: version }' in start
+    assert "export const engineDirectory = (version, base) => new URL(`../engine/${version}/`, base);" in protocol
+    worker = (JS / "engine-worker.mjs").read_text()
+    assert "const engineDirectory = (version) => new URL(`../engine/${version}/`, import.meta.url);" in worker
     for script in ("engine-client.mjs", "engine-worker.mjs"):
         text = (JS / script).read_text()
-        assert 'from "./engine-protocol.mjs"' in text
+        assert re.search(r'from "\./engine-protocol\.mjs"|import\("\./engine-protocol\.mjs"\)', text)
         assert not re.search(r'type: "(start|compute|ready|result|failed)"', text), script
 
 

@@ -1,7 +1,7 @@
 // The page's side of the engine: one module worker (engine-worker.mjs) for the whole visit, shared by
 // every form, across the theme's instant navigation. It starts the worker (or adopts the one that the
-// inline script engine-start.js started while the page was parsed), numbers the requests and hands each
-// answer to its caller. Messages: engine-protocol.mjs.
+// inline script engine-start.js started at the top of the page, or once the home page was idle), numbers the
+// requests and hands each answer to its caller. Messages: engine-protocol.mjs.
 //
 // Time limits count progress, not time: a start is given up only when its downloads have not moved for
 // BOOT_TIMEOUT_MS (the worker reports the bytes it receives, which a slow link shows as progress); an answer
@@ -10,8 +10,8 @@
 //
 // Where the worker is: the build writes it once, on each form, as data-worker, a path from the site's
 // root (MkDocs and Zensical do not rewrite raw HTML attributes, and the Markdown extension does not
-// know how deep a page is). Both start paths resolve it against the root: this module is two folders
-// below it (assets/javascripts/), the inline script finds it from our stylesheet (assets/stylesheets/).
+// know how deep a page is). This module resolves it against the root, two folders above it (assets/javascripts/);
+// the inline start script gets it from the build, relative to its page (sitebuild/early_start.py).
 // Either way it holds at any depth and under any sub-path (GitHub Pages).
 
 import * as protocol from "./engine-protocol.mjs";
@@ -91,11 +91,11 @@ export function startEngine(form, { keepPending = false } = {}) {
   engine.form = form;
   engine.received = 0;
   setEngineState("loading");
-  // The first time, adopt the worker that the inline script after the form started.
+  // The first time, adopt the worker that the inline script started (engine-start.js).
   const early = window.calcEngineStart;
   window.calcEngineStart = null;
   try {
-    engine.worker = early ? early.worker : new Worker(workerUrl(form), { type: "module" });
+    engine.worker = early ? early.worker : new Worker(workerUrl(form), protocol.workerOptions(form.dataset.engine));
     if (!early) engine.worker.postMessage(protocol.start(form.dataset.engine));
   } catch (error) {
     return fail(protocol.failed(error));

@@ -12,8 +12,10 @@
 //   {type: "pong"}                                 alive (answers "ping")
 //   {type: "failed", reason: string}               the engine cannot answer (technical detail, English)
 //
+// The worker is named by the engine's version ({type: "module", name: version}), so that it can begin its
+// downloads before any message; the "start" message says it again (for a worker started without a name).
 // The inline script that starts the worker early (engine-start.js) cannot import a module: it
-// sends the same "start" message, written out, and a test checks that the two agree.
+// writes the same options and "start" message out, and a test checks that they agree.
 
 export const START = "start";
 export const COMPUTE = "compute";
@@ -24,6 +26,8 @@ export const PROGRESS = "progress";
 export const PING = "ping";
 export const PONG = "pong";
 
+/** The worker's options: a module worker named by the engine's version. @param {string} version */
+export const workerOptions = (version) => ({ type: "module", name: version });
 /** @param {string} version */
 export const start = (version) => ({ type: START, version });
 /** @param {number} id @param {string} request */

@@ -1,34 +1,89 @@
-// Start the calculator engine's worker while the page is still being parsed, well before the
-// page's module script runs (after the theme's own scripts). engine-client.mjs adopts this worker
-// and the messages it has sent meanwhile. Inlined right after each calculator form by the
-// Markdown extension (sitebuild/markdown_extension.py). The form names the engine's version
-// (data-engine) and the worker (data-worker: its path from the site's root, which engine-client.mjs
-// reads too); the root is two folders above our stylesheet (calculators.<digest>.css), which every page links in its head.
-// The theme's instant navigation runs this script again on every page it brings in: once
-// engine-client.mjs has an engine (it then sets calcEngineStart to null), there is nothing to start.
-(() => {
+// Start the calculator engine's worker first thing, at the top of <head>, before the stylesheets and the theme
+// (inlined there by sitebuild/early_start.py, on the calculator pages and the home page; the Content-Security-Policy
+// names its hash). The build appends the call's arguments: the worker's address relative to the page, the engine's
+// version (also the worker's name, so that its downloads begin as soon as it runs, before any message) and whether
+// to wait until the page is idle (the home page: the first calculator reached through its links finds the engine
+// ready, since instant navigation keeps the document). engine-client.mjs adopts this worker and the messages it has
+// sent meanwhile (then it sets calcEngineStart to null: nothing more to start).
+//
+// The theme's search worker builds its index as the page starts, on the same cores: it is created only once the
+// engine has answered (or failed), when the search box is first used, or after SEARCH_LATEST_MS, whichever comes
+// first. Until then the theme holds a stand-in that keeps its messages, listeners and handlers for the real one.
+((workerPath, version, idle) => {
   if (window.calcEngineStart !== undefined || location.protocol === "file:") return;
-  const stylesheet = document.querySelector('link[rel="stylesheet"][href*="assets/stylesheets/calculators."]');
-  const form = document.querySelector("form[data-calculator][data-engine][data-worker]");
-  if (!stylesheet || !form) return;
-  try {
-    const worker = new Worker(new URL(form.dataset.worker, new URL("../../", stylesheet.href)), { type: "module" });
-    const early = [];
-    const keep = ({ data }) => early.push(data);
-    const failed = (event) => {
-      event.preventDefault(); // handled: the page shows its own message
-      early.push({ type: "failed", reason: "worker error" });
-    };
-    worker.addEventListener("message", keep);
-    worker.addEventListener("error", failed);
-    worker.postMessage({ type: "start", version: form.dataset.engine }); // engine-protocol.mjs: start()
-    const release = () => {
-      worker.removeEventListener("message", keep);
-      worker.removeEventListener("error", failed);
-      return early;
-    };
-    window.calcEngineStart = { worker, release };
-  } catch {
-    // engine-client.mjs starts the worker itself
+  const SEARCH_LATEST_MS = 10000;
+  const Original = window.Worker;
+  let wanted = () => {};
+  const searchWanted = new Promise((resolve) => (wanted = resolve));
+  const isSearch = (url) => /\/workers\/search\.[^/]*js$/.test(new URL(String(url), location.href).pathname);
+  class DeferredWorker {
+    constructor(url, options) {
+      this.calls = [];
+      this.handlers = {};
+      searchWanted.then(() => {
+        if (this.closed) return;
+        const real = Reflect.construct(Original, [url, options]);
+        Object.assign(real, this.handlers);
+        for (const [method, args] of this.calls) real[method](...args);
+        this.real = real;
+      });
+    }
+    call(method, args) {
+      if (this.real) this.real[method](...args);
+      else this.calls.push([method, args]);
+    }
+    postMessage(...args) { this.call("postMessage", args); }
+    addEventListener(...args) { this.call("addEventListener", args); }
+    removeEventListener(...args) { this.call("removeEventListener", args); }
+    dispatchEvent(event) { return this.real ? this.real.dispatchEvent(event) : true; }
+    terminate() {
+      this.closed = true;
+      if (this.real) this.real.terminate();
+    }
   }
-})();
+  for (const name of ["onmessage", "onerror", "onmessageerror"]) {
+    Object.defineProperty(DeferredWorker.prototype, name, {
+      get() { return this.real ? this.real[name] : this.handlers[name] || null; },
+      set(handler) {
+        if (this.real) this.real[name] = handler;
+        else this.handlers[name] = handler;
+      },
+    });
+  }
+  window.Worker = new Proxy(Original, {
+    construct: (target, args) => (isSearch(args[0]) ? new DeferredWorker(...args) : Reflect.construct(target, args)),
+  });
+  const used = ({ target }) => {
+    if (target instanceof Element && target.closest('[data-md-component="search"], [for="__search"], [class*="search"]')) wanted();
+  };
+  for (const type of ["focusin", "pointerdown", "change"]) document.addEventListener(type, used, true);
+  setTimeout(wanted, SEARCH_LATEST_MS);
+
+  const start = () => {
+    if (window.calcEngineStart !== undefined) return wanted(); // the page script started it already
+    try {
+      const worker = new Worker(new URL(workerPath, document.baseURI), { type: "module", name: version });
+      const early = [];
+      const keep = ({ data }) => early.push(data);
+      const failed = (event) => {
+        event.preventDefault(); // handled: the page shows its own message
+        early.push({ type: "failed", reason: "worker error" });
+      };
+      worker.addEventListener("message", ({ data }) => data && ["ready", "failed"].includes(data.type) && wanted());
+      worker.addEventListener("error", () => wanted());
+      worker.addEventListener("message", keep);
+      worker.addEventListener("error", failed);
+      worker.postMessage({ type: "start", version }); // engine-protocol.mjs: start()
+      const release = () => {
+        worker.removeEventListener("message", keep);
+        worker.removeEventListener("error", failed);
+        return early;
+      };
+      window.calcEngineStart = { worker, release };
+    } catch {
+      wanted(); // engine-client.mjs starts the worker itself
+    }
+  };
+  if (!idle) start();
+  else addEventListener("load", () => (window.requestIdleCallback || setTimeout)(start, { timeout: 2000 }));
+})

@@ -1,6 +1,9 @@
 // Module worker that runs the Python calculator package in Pyodide.
 // It holds no formula and no field list: it passes strings to calculator.form.api.handle.
-// Messages: engine-protocol.mjs. The first one names the engine's version (its directory).
+// Messages: engine-protocol.mjs. The worker's name is the engine's version (its directory), so that its downloads
+// begin as soon as this script runs; a worker without a name waits for the "start" message, which names it too.
+// Its two modules are imported dynamically for the same reason (a static import would hold this script's first
+// line until both had arrived); messages that come before them are kept and read once they are in.
 //
 // Start-up: restore the memory snapshot made at build time (calculator already
 // imported), which takes a fraction of a second; if that fails in any way (the
@@ -8,8 +11,16 @@
 // The big downloads report their progress to the page (which waits as long as they move); a runtime that cannot
 // be downloaded or compiled fails the start at once, since neither way can start without it.
 
-import * as protocol from "./engine-protocol.mjs";
-import { unpackSnapshot } from "./snapshot-file.mjs";
+const modules = Promise.all([import("./engine-protocol.mjs"), import("./snapshot-file.mjs")]);
+/** engine-protocol.mjs, once loaded. */
+let protocol = null;
+// A module that cannot load stops the worker with an error, which the page hears at once.
+modules.catch((error) => setTimeout(() => {
+  throw error;
+}));
+
+/** The engine's directory for a version: engine-protocol.mjs's engineDirectory, written out (needed before it loads). */
+const engineDirectory = (version) => new URL(`../engine/${version}/`, import.meta.url);
 
 // This build's own engine files (our wheel, its lock file, the snapshot), relative to Pyodide's versioned directory:
 // the build moves them into a directory named by their content and writes its name here (sitebuild/content_names.py),
@@ -32,7 +43,7 @@ function progress(bytes) {
   const now = Date.now();
   if (now - reported < PROGRESS_EVERY_MS) return;
   reported = now;
-  self.postMessage(protocol.progress(received));
+  if (protocol) self.postMessage(protocol.progress(received));
 }
 
 /** fetch, with its progress reported, abandoned (if ``stalls``) when nothing arrives for STALL_MS. */
@@ -84,7 +95,7 @@ function download(engineDir) {
   const lock = fetch(own("pyodide-lock.json")).then((r) => r.json()); // read once, by us and by loadPyodide
   const snapshot = watchedFetch(own("snapshot.csn1.gz"), { stalls: true }).then((response) => {
     if (!response.ok) throw new Error(`snapshot: HTTP ${response.status}`);
-    return unpackSnapshot(response.body.pipeThrough(new DecompressionStream("gzip")));
+    return modules.then(([, file]) => file.unpackSnapshot(response.body.pipeThrough(new DecompressionStream("gzip"))));
   });
   const runtime = compileRuntime(url("pyodide.asm.wasm"));
   const files = {
@@ -115,8 +126,7 @@ function useCompiledRuntime(runtime) {
   };
 }
 
-async function boot(engineDir) {
-  const files = download(engineDir);
+async function boot(engineDir, files) {
   useCompiledRuntime(files.runtime);
   // Neither way starts without the runtime: if it cannot be downloaded or compiled, the start fails now.
   const withoutRuntime = files.runtime.then(() => new Promise(() => {}));
@@ -166,21 +176,28 @@ const missingModule = (response) => {
 // it means the engine cannot start, which the page already hears about.
 self.addEventListener("unhandledrejection", (event) => event.preventDefault());
 
-const started = new Promise((resolve) => {
-  const onStart = ({ data }) => {
-    if (!data || data.type !== protocol.START) return;
-    self.removeEventListener("message", onStart);
-    resolve(protocol.engineDirectory(String(data.version), import.meta.url));
-  };
-  self.addEventListener("message", onStart);
-});
+/** The engine's directory, once named (by the worker's name, or by the first "start" message); its downloads begin then. */
+let begin = () => {};
+const named = new Promise((resolve) => (begin = resolve));
+let chosen = false;
+function startWith(version) {
+  if (chosen) return;
+  chosen = true;
+  const engineDir = engineDirectory(version);
+  begin({ engineDir, files: download(engineDir) });
+}
+if (self.name) startWith(self.name);
 
-const engine = started.then(async (engineDir) => {
-  const { pyodide, boot: how } = await boot(engineDir);
+const engine = named.then(async ({ engineDir, files }) => {
+  await modules;
+  const { pyodide, boot: how } = await boot(engineDir, files);
   const handle = pyodide.pyimport("calculator.form.api").handle;
   return { pyodide, engineDir, boot: how, handle: (request) => handle(request) };
 });
-engine.then(({ boot: how }) => self.postMessage(protocol.ready(how)), (error) => self.postMessage(protocol.failed(error)));
+engine.then(({ boot: how }) => self.postMessage(protocol.ready(how)), async (error) => {
+  await modules;
+  self.postMessage(protocol.failed(error));
+});
 // Once ready (the page has heard so just before), fetch the standard library for later imports.
 const stdlib = engine.then(({ pyodide, engineDir, boot: how }) => how === "snapshot" && installStdlib(pyodide, engineDir));
 stdlib.catch(() => {}); // then only an answer that needs it fails, and says so
@@ -197,13 +214,7 @@ async function answer(handle, request) {
   return handle(request);
 }
 
-// The page asks whether we are alive when an answer is late: answered at once, unless Python is busy computing.
-self.addEventListener("message", ({ data }) => {
-  if (data && data.type === protocol.PING) self.postMessage(protocol.pong());
-});
-
-self.addEventListener("message", async ({ data }) => {
-  if (!data || data.type !== protocol.COMPUTE) return;
+async function computeAnswer(data) {
   let handle;
   try {
     ({ handle } = await engine);
@@ -215,4 +226,22 @@ self.addEventListener("message", async ({ data }) => {
   } catch (error) {
     self.postMessage(protocol.failed(error));
   }
-});
+}
+
+function receive(data) {
+  if (!data) return;
+  if (data.type === protocol.START) startWith(String(data.version));
+  // The page asks whether we are alive when an answer is late: answered at once, unless Python is busy computing.
+  else if (data.type === protocol.PING) self.postMessage(protocol.pong());
+  else if (data.type === protocol.COMPUTE) computeAnswer(data);
+}
+
+const inbox = [];
+const keep = ({ data }) => inbox.push(data);
+self.addEventListener("message", keep);
+modules.then(([loaded]) => {
+  protocol = loaded;
+  self.removeEventListener("message", keep);
+  self.addEventListener("message", ({ data }) => receive(data));
+  inbox.splice(0).forEach(receive);
+}, () => {});
