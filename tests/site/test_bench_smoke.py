@@ -1,5 +1,6 @@
 """A quick run of the benchmark, so that it keeps working (its numbers are not judged here): one page and the
-reference, once, a few edits and navigations, no throttled visits (the throttle is tested in test_local_server)."""
+reference, once (with the three visits of a returning reader and the plain server), a few edits and navigations,
+home → calculator once, no throttled visits (the throttle is tested in test_local_server)."""
 
 from __future__ import annotations
 
@@ -31,5 +32,13 @@ def test_benchmark_smoke_run(site_dir: Path, browser) -> None:  # type: ignore[n
     assert moving["navigations"] == 3 and moving["instant"] is True and moving["engine_workers_after"] == 1
     assert moving["click_to_ready_ms"]["p95"] >= moving["click_to_ready_ms"]["p50"] > 0
     assert "| 3 navigations |" in bench.navigation_table(moving)
-    assert [name for name, _, _ in bench.TARGETS] + [bench.NAVIGATION_TARGET] == list(report["targets"])
+    # A returning reader's visits (a persistent profile), and the same site from a plain server.
+    back = ours["ready_returning_ms"]
+    assert back["first"]["median"] > 0 and back["second"]["median"] > 0 and back["third"]["median"] > 0
+    assert report["plain_server"]["accumulo-del-gradiente"]["ratio_to_reference_cold"] > 0
+    home = report["home_to_calculator"]
+    assert home["runs"] == 1 and home["click_to_ready_ms"]["p50"] > 0 and home["ready_after_content_ms"]["max"] >= 0
+    assert "| 1 visits," in bench.home_table(home)
+    assert list(report["targets"]) == [*(name for name, _, _ in bench.TARGETS), bench.PLAIN_TARGET,
+                                       bench.NAVIGATION_TARGET, bench.HOME_TARGET]
     assert all(isinstance(verdict["met"], bool) for verdict in report["targets"].values())
