@@ -24,7 +24,7 @@ from ..llm.catalogue import VRAM, model
 from ..llm.optimizers import RECIPES, Recipe
 from ..llm.units import GB_PER_GIB
 from ..llm.zero import ModelStates
-from . import vram_step
+from . import vram_inverse, vram_step
 from .activations import CALCULATOR as ACTIVATIONS_PAGE
 from .config_paste import config_paster
 from .gpu_fields import fit_verdict, gpu_memory_field, gpu_presets, reserve_field
@@ -153,7 +153,7 @@ def estimator(given: VramInput) -> ds.Estimate:
 def compute(values: Values) -> Outputs:
     """Model states per GPU (either convention), the activations, and whether it all fits the GPU."""
     if values.get("convention") == STEP:
-        return vram_step.compute(values)
+        return {**vram_step.compute(values), **vram_inverse.outputs(values, CALCULATOR.fields)}
     given = read(values)
     outputs: dict[str, Decimal | str | None] = dict.fromkeys(
         ("bytes_per_parameter", "weights_gb", "gradients_gb", "optimizer_gb", "total_gb", "ds_gpu_gib", "ds_cpu_gb",
@@ -184,6 +184,7 @@ def compute(values: Values) -> Outputs:
         "headroom_gb": headroom,
         "max_micro_batch": largest,
         "states_per_gpu_gb": states_up if largest else None,
+        "data_parallel": Decimal(given.gpus),
     })
     return outputs
 
@@ -345,6 +346,7 @@ CALCULATOR = Calculator(
         ),
         vram_step.TENSOR_PARALLEL,
         *vram_step.LAYOUT_FIELDS,
+        vram_inverse.FIELD,
         Field(
             id="nodes", label="Nodi", default="1", group="DeepSpeed", modes=(DEEPSPEED,), maximum=Decimal(100_000),
             help="Macchine tra cui sono divise le GPU (num_nodes): la memoria della CPU è per nodo.",
@@ -400,6 +402,7 @@ CALCULATOR = Calculator(
         Result("max_micro_batch", "Micro-batch più grande che entra", format=Format.COUNT,
                help="Con le attivazioni per campione indicate, dopo gli stati del modello e la riserva; nel picco di"
                     " un passo, con tutto ciò che cresce col micro-batch (attivazioni, logit, strato ricostruito)."),
+        *vram_inverse.RESULTS,
         *(Result(f"phase_{phase}_gib", f"Fase: {label}", "GiB", primary=False, modes=(STEP,))
           for phase, label in vram_step.PHASE_LABELS.items()),
         Result("peak_loss_gib", "Al picco: logit e loss", "GiB", primary=False, modes=(STEP,),
@@ -440,8 +443,9 @@ CALCULATOR = Calculator(
         Feed("accumulo", "accumulo-del-gradiente",
              "Calcolatore dell'accumulo, per il batch effettivo che vuoi con la memoria che resta",
              {"gpu_memory_gb": "gpu_memory_gb", "model_states_gb": "states_per_gpu_gb", "reserve_gb": "reserve_gb",
-              "activation_per_sample_gb": "activation_per_sample_gb", "data_parallel_gpus": "gpus"},
-             {"mode": "gpu", "activation_unit": "GB"}),
+              "activation_per_sample_gb": "activation_per_sample_gb", "data_parallel_gpus": "data_parallel",
+              "micro_batch": "micro_batch", "sequence_length": "sequence_length"},
+             {"mode": "gpu", "activation_unit": "GB"}, optional=("micro_batch", "sequence_length")),
         Feed("lora", "parametri-lora", "Calcolatore dei parametri LoRA, con lo stesso numero di parametri",
              {"total_parameters_billion": "parameters_billion"}),
         Feed("tempo", "tempo-di-addestramento", "Calcolatore del tempo e del costo, con lo stesso modello e le stesse GPU",

@@ -351,9 +351,23 @@ def advice(given: StepInput, values: Values, expected: Decimal) -> str:
     return "Risparmierebbero: " + "; ".join(f"{label} −{_gib(saved)} GiB" for saved, label in savings) + "."
 
 
+def stage_sentence(given: StepInput, stage: par.Stage) -> str:
+    """Which GPU holds the peak, and what it holds."""
+    layout, n = given.layout, format_integer
+    shard = f"; ZeRO divide gli stati su {n(given.training.data_parallel)} GPU" if given.training.zero_stage else ""
+    split = f" ÷ TP {n(layout.tensor)}" if layout.tensor > 1 else ""
+    if stage.name == "only":
+        return f"Ogni GPU tiene tutti gli strati ({n(stage.layers)}){split}, l'embedding e la testa{shard}."
+    if stage.name == "first":
+        return (f"Il primo stadio della pipeline: {n(stage.layers)} strati{split}, l'embedding e le attivazioni di"
+                f" {format_decimal(stage.in_flight)} micro-batch in volo{shard}.")
+    return f"L'ultimo stadio della pipeline: {n(stage.layers)} strati{split}, la testa, i logit e la loss{shard}."
+
+
 def compute(values: Values) -> Outputs:
     given = read(values)
-    result = evaluate_step(given)
+    stages = stage_steps(given)
+    peak_stage, result = max(stages, key=lambda pair: pair[1].allocated)
     low, expected, high = shown_of(given, result)
     peak = result.peak
     fits = high <= given.gpu_bytes
@@ -363,6 +377,7 @@ def compute(values: Values) -> Outputs:
         "smi_range": f"tra {_gib(low)} e {_gib(high)} GiB",
         "fit": verdict(given.gpu_bytes, low, expected, high),
         "fit_tone": "good" if fits else "bad" if low > given.gpu_bytes else "warn",  # the verdict's colour
+        "fit_tone": "good" if fits else "bad" if low > given.gpu_bytes else "warn",  # the verdict's colour
         "headroom_gb": (given.gpu_bytes - expected) / BYTES_PER_GB,
         "peak_phase": f"Il picco è nel {PHASE_LABELS[peak.name]}.",
         "max_micro_batch": Decimal(largest_micro_batch(given)),
@@ -370,6 +385,8 @@ def compute(values: Values) -> Outputs:
         "trainable_parameters": Decimal(given.training.trainable * given.tensor_parallel),
         "states_on_cpu_gb": result.states_on_cpu / BYTES_PER_GB if result.states_on_cpu else None,
         "paged_gib": result.paged / BYTES_PER_GIB if result.paged else None,
+        "data_parallel": Decimal(given.layout.data_parallel(given.gpus)),
+        "peak_stage": stage_sentence(given, peak_stage),
     }
     plan = plan_of(given, values)
     outputs.update({key: snippet(plan) for key, snippet in step_configs.SNIPPETS.items()})
