@@ -9,12 +9,19 @@
 // The theme's search worker builds its index as the page starts, on the same cores: it is created only once the
 // engine has answered (or failed), when the search box is first used, or after SEARCH_LATEST_MS, whichever comes
 // first. Until then the theme holds a stand-in that keeps its messages, listeners and handlers for the real one.
+// calcEngineSettled resolves once this start has answered or failed (offline.mjs waits for it on the home page).
 ((workerPath, version, idle) => {
   if (window.calcEngineStart !== undefined || location.protocol === "file:") return;
   const SEARCH_LATEST_MS = 10000;
   const Original = window.Worker;
   let wanted = () => {};
   const searchWanted = new Promise((resolve) => (wanted = resolve));
+  let settled = () => {};
+  window.calcEngineSettled = new Promise((resolve) => (settled = resolve));
+  const settle = () => {
+    settled();
+    wanted();
+  };
   const isSearch = (url) => /\/workers\/search\.[^/]*js$/.test(new URL(String(url), location.href).pathname);
   class DeferredWorker {
     constructor(url, options) {
@@ -60,7 +67,7 @@
   setTimeout(wanted, SEARCH_LATEST_MS);
 
   const start = () => {
-    if (window.calcEngineStart !== undefined) return wanted(); // the page script started it already
+    if (window.calcEngineStart !== undefined) return settle(); // the page script started it already
     try {
       const worker = new Worker(new URL(workerPath, document.baseURI), { type: "module", name: version });
       const early = [];
@@ -69,8 +76,8 @@
         event.preventDefault(); // handled: the page shows its own message
         early.push({ type: "failed", reason: "worker error" });
       };
-      worker.addEventListener("message", ({ data }) => data && ["ready", "failed"].includes(data.type) && wanted());
-      worker.addEventListener("error", () => wanted());
+      worker.addEventListener("message", ({ data }) => data && ["ready", "failed"].includes(data.type) && settle());
+      worker.addEventListener("error", settle);
       worker.addEventListener("message", keep);
       worker.addEventListener("error", failed);
       worker.postMessage({ type: "start", version }); // engine-protocol.mjs: start()
@@ -81,7 +88,7 @@
       };
       window.calcEngineStart = { worker, release };
     } catch {
-      wanted(); // engine-client.mjs starts the worker itself
+      settle(); // engine-client.mjs starts the worker itself
     }
   };
   if (!idle) start();

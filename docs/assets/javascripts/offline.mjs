@@ -38,9 +38,11 @@ async function register() {
   });
 }
 
-/** Resolves once nothing else should compete for the network: the calculators' engine has answered. */
+/** Resolves once nothing else should compete for the network: the calculators' engine has answered (on the home
+page, the engine that engine-start.js starts at idle). */
 function quiet() {
   const forms = [...document.querySelectorAll("form[data-calculator]")];
+  if (!forms.length) return window.calcEngineSettled || Promise.resolve();
   const settled = () => forms.every((form) => form.dataset.state === "ready" || form.dataset.state === "error");
   return new Promise((resolve) => {
     if (settled()) return resolve();
