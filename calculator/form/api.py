@@ -2,7 +2,8 @@
 
 Request: ``{"calculator": "<id>", "values": {"<field id>": "<text>", ...}}``.
 Response: ``{"calculator", "status", "message", "errors", "problems", "results",
-"chart", "mode", "units"}``, strings and objects of strings; ``status`` is ``ok``,
+"chart", "mode", "units", "links", "tones", "announce"}``, strings and objects of strings (``tones``: result id →
+``good``/``warn``/``bad``; ``announce``: what screen readers hear once typing pauses); ``status`` is ``ok``,
 ``incomplete``, ``invalid`` or ``error``; an error also has a ``reason``:
 ``bad_request`` (not understood), ``missing_module`` (a module could not be
 imported: the browser's standard library is still arriving) or ``defect`` (a bug of
@@ -15,6 +16,7 @@ import json
 from collections.abc import Mapping
 
 from .evaluate import evaluate
+from .glance import announcement, tones
 from .registry import CALCULATORS
 
 MESSAGE_BAD_REQUEST = "Richiesta non valida: ricarica la pagina."
@@ -34,7 +36,9 @@ def respond(request: object) -> dict[str, object]:
     if not isinstance(values, Mapping):
         values = {}
     try:
-        answer = evaluate(CALCULATORS[calculator_id], values).as_dict()
+        calc = CALCULATORS[calculator_id]
+        evaluation = evaluate(calc, values)
+        answer = {**evaluation.as_dict(), "tones": tones(calc, evaluation), "announce": announcement(calc, evaluation)}
     except ImportError:
         # Only in a browser whose standard library is still arriving (see engine-worker.mjs): try again.
         return _error(calculator_id, MESSAGE_DEFECT, "missing_module")
@@ -85,4 +89,6 @@ def _error(calculator_id: str, message: str = MESSAGE_BAD_REQUEST, reason: str =
         "chart": "",
         "mode": "",
         "units": {},
+        "tones": {},
+        "announce": message,
     }

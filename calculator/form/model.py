@@ -173,6 +173,14 @@ class ComputeError(Exception):
 BLANK = "—"  # a result that has no value
 
 
+class Tone(Enum):
+    """How a verdict reads at a glance: its colour and icon, beside the words that say it."""
+
+    GOOD = "good"
+    WARN = "warn"
+    BAD = "bad"
+
+
 class Format(Enum):
     """How a result is shown."""
 
@@ -297,7 +305,10 @@ class Calculator:
     feeds: tuple[Feed, ...] = ()  # links that open a sibling with this calculator's results filled in
     tables: Mapping[str, Callable[[], Table]] = field(default_factory=dict)  # the article's generated tables
     chart_after: str = ""  # a result id: the chart sits in the results column after it, in view while editing
-    glance: tuple[str, ...] = ()  # results repeated in a bar kept in view under the inputs on narrow screens
+    glance: tuple[str, ...] = ()  # the headline results and the verdict: a bar kept in view, the only ones announced
+    tones: Callable[[Outputs], Mapping[str, str]] | None = None  # result id → a Tone's value (the verdict's colour)
+    fold: tuple[str, ...] = ()  # groups shown collapsed while a preset's values fill them (the model's shape)
+    layout: tuple[tuple[str, tuple[str, ...]], ...] = ()  # groups shown first, their listed fields leading
     paste: Callable[[str], Pasted] | None = None  # reads a pasted document (a model's config.json) into fields
 
     def mode(self, values: Mapping[str, object]) -> str:
@@ -325,8 +336,17 @@ class Calculator:
         raise KeyError(result_id)
 
     def groups(self) -> list[tuple[str, list[Field]]]:
-        """Fields grouped in declaration order."""
+        """Fields grouped by use: the ``layout`` first (its listed fields leading their group), then the rest in
+        declaration order, the folded groups last."""
         grouped: dict[str, list[Field]] = {}
+        placed = {key for _, keys in self.layout for key in keys}
+        for group, keys in self.layout:
+            grouped.setdefault(group, []).extend(self.field(key) for key in keys)
         for spec in self.fields:
-            grouped.setdefault(spec.group, []).append(spec)
-        return list(grouped.items())
+            if spec.id not in placed:
+                grouped.setdefault(self.group_of(spec), []).append(spec)
+        return sorted(grouped.items(), key=lambda item: item[0] in self.fold)
+
+    def group_of(self, spec: Field) -> str:
+        """The group a field is shown in (its own, unless the layout moves it)."""
+        return next((group for group, keys in self.layout if spec.id in keys), spec.group)

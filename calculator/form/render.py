@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from html import escape
 
 from .evaluate import Evaluation, evaluate
-from .model import BLANK, FLAG_ON, FLAG_TRUE_TEXTS, Calculator, Feed, Field, Format, Kind, Result, flag_value
+from .glance import CHART, tones
+from .model import BLANK, FLAG_ON, FLAG_TRUE_TEXTS, Calculator, Feed, Field, Format, Kind, Preset, Result, flag_value
 
 NOSCRIPT = (
     "JavaScript è disattivato: i risultati qui sotto valgono per i valori predefiniti."
@@ -65,18 +66,22 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None,
         f"<noscript><p class=\"calc__engine\">{_t(NOSCRIPT)}</p></noscript>",
         _engine_status(),
     ]
-    rows = _presets(calc, mode)
+    rows = _presets(calc, mode, values)
     parts.append(rows.pop("", ""))
     parts.append(_paste(calc))
     for group, fields in calc.groups():
         # A group whose every field belongs to some modes belongs to them too (no empty legend elsewhere).
         group_modes = tuple(dict.fromkeys(m for f in fields for m in f.modes)) if all(f.modes for f in fields) else ()
-        parts.append(f'<fieldset class="calc__group"{_modes(group_modes, mode)}>')
+        folded = group in calc.fold
+        if folded:
+            parts.append(_fold_open(calc, group, fields, values, group_modes, mode))
+        parts.append(f'<fieldset class="calc__group"{"" if folded else _modes(group_modes, mode)}>')
         if group:
-            parts.append(f"<legend>{_t(group)}</legend>")
+            legend = ' class="calc__legend--folded"' if folded else ""
+            parts.append(f"<legend{legend}>{_t(group)}</legend>")
         parts.append(rows.pop(group, ""))
         parts.extend(_field(calc, spec, values, evaluation, mode) for spec in fields)
-        parts.append("</fieldset>")
+        parts.append("</fieldset>" + ("</details>" if folded else ""))
     parts.append(_glance(calc, evaluation))
     parts.append(_actions())
     parts.append("</div>")
@@ -111,7 +116,37 @@ def _paste(calc: Calculator) -> str:
     )
 
 
-GLANCE_CHART = "grafico"  # in Calculator.glance: a copy of the chart, its bars only
+GLANCE_CHART = CHART
+FOLD_EDITED = "(modificato)"  # after a folded group's title, once a field filled by a preset is edited
+
+
+def pressed(calc: Calculator, preset: Preset, values: Mapping[str, str]) -> bool:
+    """Whether the fields hold this preset's texts (the page script applies the same rule: its button is pressed)."""
+    def same(spec: Field, text: str) -> bool:
+        held = values.get(spec.id, "")
+        return flag_value(held) == flag_value(text) if spec.kind is Kind.FLAG else held == text
+    own = _own(calc, preset)
+    return bool(own) and all(same(calc.field(key), text) for key, text in own.items())
+
+
+def _own(calc: Calculator, preset: Preset) -> dict[str, str]:
+    """The preset's texts for the fields this calculator has."""
+    ids = {spec.id for spec in calc.fields}
+    return {key: text for key, text in preset.values.items() if key in ids}
+
+
+def _fold_open(calc: Calculator, group: str, fields: list[Field], values: Mapping[str, str],
+               group_modes: tuple[str, ...], mode: str) -> str:
+    """A group filled by a preset (the model's shape), collapsed under its title while a preset's values hold; the
+    title says which preset, or that a value was edited after it."""
+    ids = {spec.id for spec in fields}
+    filling = [p for p in calc.presets if ids & set(p.values)]
+    chosen = next((p for p in filling if pressed(calc, p, values)), None)
+    note = chosen.label if chosen else ""
+    filled_by = f' data-filled-by="{_a(note)}"' if chosen else ""
+    return (f'<details class="calc__fold" data-fold data-edited="{_a(FOLD_EDITED)}"{filled_by}{_modes(group_modes, mode)}'
+            f'{"" if chosen else " open"}><summary><span class="calc__fold-title">{_t(group)}</span>'
+            f' <span class="calc__fold-note" data-fold-note>{_t(note)}</span></summary>')
 
 
 def _without_ids(svg: str) -> str:
@@ -120,16 +155,27 @@ def _without_ids(svg: str) -> str:
 
 
 def _glance(calc: Calculator, evaluation: Evaluation) -> str:
-    """On a narrow screen the results come after every field: these stay in view at the bottom while one edits.
-    Hidden from screen readers, which hear the same results from the live region."""
+    """The headline results and the verdict, kept in view at the bottom of the inputs while one edits (on a phone the
+    results come after every field). Hidden from screen readers, which hear the same results from the announcement."""
     if not calc.glance:
         return ""
-    items = "".join(
-        (f'<div class="calc__chart calc__glance-chart" data-chart>{_without_ids(evaluation.chart)}</div>'
-         if key == GLANCE_CHART
-         else f'<span class="calc__glance-item" data-output="{_a(key)}">{_t(evaluation.results.get(key, ""))}</span>')
-        for key in calc.glance)
-    return f'<div class="calc__glance" aria-hidden="true">{items}</div>'
+    tone = tones(calc, evaluation)
+    parts = []
+    for key in calc.glance:
+        if key == GLANCE_CHART:
+            parts.append(f'<div class="calc__chart calc__glance-chart" data-chart>{_without_ids(evaluation.chart)}</div>')
+            continue
+        result = calc.result(key)
+        label = "" if result.format is Format.TEXT else f'<span class="calc__glance-label">{_t(result.label)}</span> '
+        parts.append(f'<div class="calc__glance-item"{_tone(key, tone)}{_modes(result.modes, evaluation.mode)}>{label}'
+                     f'<span class="calc__glance-value" data-output="{_a(key)}">{_t(evaluation.results.get(key, ""))}'
+                     "</span></div>")
+    return f'<div class="calc__glance" aria-hidden="true">{"".join(parts)}</div>'
+
+
+def _tone(key: str, tone: Mapping[str, str]) -> str:
+    """The attributes that colour a result by its tone (the page script keeps data-tone current)."""
+    return f' data-tone-for="{_a(key)}" data-tone="{_a(tone.get(key, ""))}"'
 
 
 def _engine_status() -> str:
@@ -212,12 +258,13 @@ def _field(calc: Calculator, spec: Field, values: Mapping[str, str], evaluation:
 def _results(calc: Calculator, evaluation: Evaluation) -> str:
     mode = evaluation.mode
     shown = [r for r in calc.results if r.format is not Format.CODE]
-    rows = "".join(_result_row(r, evaluation.results.get(r.id, BLANK), mode) for r in shown)
+    tone = tones(calc, evaluation)
+    rows = "".join(_result_row(r, evaluation.results.get(r.id, BLANK), mode, tone) for r in shown)
     chart = f'<div class="calc__chart" data-chart>{evaluation.chart}</div>' if calc.chart else ""
     if chart and calc.chart_after:  # beside the verdict, in the sticky results column
         ids = [r.id for r in shown]
         cut = ids.index(calc.chart_after) + 1
-        first, rest = (("".join(_result_row(r, evaluation.results.get(r.id, BLANK), mode) for r in part))
+        first, rest = (("".join(_result_row(r, evaluation.results.get(r.id, BLANK), mode, tone) for r in part))
                        for part in (shown[:cut], shown[cut:]))
         rows = f'{first}</dl>{chart}<dl class="calc__outputs">{rest}'
         chart = ""
@@ -225,7 +272,9 @@ def _results(calc: Calculator, evaluation: Evaluation) -> str:
     return (
         f'<section class="calc__results" aria-labelledby="{_a(calc.id)}--titolo-risultati">'
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-risultati">Risultati</h2>'
-        '<div class="calc__live" aria-live="polite">'
+        # Only the announcement is a live region (the headline results and the verdict, once typing pauses): the
+        # whole list would be read again at every key.
+        f'<p class="calc__announce" data-announce aria-live="polite"></p><div class="calc__live">'
         f'<p class="calc__message" data-message>{_t(evaluation.message)}</p>'
         f'<dl class="calc__outputs">{rows}</dl></div>{_feeds(calc)}</section></div>'
         + (f'<div class="calc__more">{more}</div>' if more else "")
@@ -253,7 +302,7 @@ def _feeds(calc: Calculator) -> str:
     return f'<div class="calc__feeds"><p class="calc__feeds-title">Continua con questi valori:</p>{FEEDS_MARK}</div>'
 
 
-def _result_row(result: Result, text: str, mode: str) -> str:
+def _result_row(result: Result, text: str, mode: str, tone: Mapping[str, str]) -> str:
     css = "calc__output" + ("" if result.primary else " calc__output--minor")
     if result.format is Format.TEXT:
         css += " calc__output--text"
@@ -261,7 +310,8 @@ def _result_row(result: Result, text: str, mode: str) -> str:
     else:
         value = f'<output data-output="{_a(result.id)}">{_t(text)}</output>'
     help_text = f'<dd class="calc__output-help">{_t(result.help)}</dd>' if result.help else ""
-    return f'<div class="{css}"{_modes(result.modes, mode)}><dt>{_t(result.label)}</dt><dd>{value}</dd>{help_text}</div>'
+    return (f'<div class="{css}"{_tone(result.id, tone)}{_modes(result.modes, mode)}><dt>{_t(result.label)}</dt>'
+            f"<dd>{value}</dd>{help_text}</div>")
 
 
 def _snippets(calc: Calculator, evaluation: Evaluation) -> str:
@@ -285,18 +335,23 @@ def _snippets(calc: Calculator, evaluation: Evaluation) -> str:
             f' incollare</h3>{blocks}</div>')
 
 
-def _presets(calc: Calculator, mode: str) -> dict[str, str]:
+def _presets(calc: Calculator, mode: str, values: Mapping[str, str]) -> dict[str, str]:
     """The rows of preset buttons by the field group they go in: the group of every field they fill, or
-    "" (above the form) when they fill fields of several groups."""
+    "" (above the form) when they fill fields of several groups. The button whose texts the fields hold is pressed."""
     groups: dict[str, list[str]] = {}
     modes: dict[str, tuple[str, ...]] = {}
     filled: dict[str, set[str]] = {}
+    held: dict[str, str] = {}  # per row, the first preset whose texts the fields hold: the one shown pressed
+    for preset in calc.presets:
+        if pressed(calc, preset, values):
+            held.setdefault(preset.group, preset.id)
     for preset in calc.presets:
         modes.setdefault(preset.group, preset.modes)
-        filled.setdefault(preset.group, set()).update(f.group for f in calc.fields if f.id in preset.values)
+        filled.setdefault(preset.group, set()).update(calc.group_of(f) for f in calc.fields if f.id in preset.values)
+        state = "true" if held.get(preset.group) == preset.id else "false"
         groups.setdefault(preset.group, []).append(
-            f'<button type="button" class="md-button calc__preset" data-preset="{_a(json.dumps(dict(preset.values)))}">'
-            f"{_t(preset.label)}</button>"
+            f'<button type="button" class="md-button calc__preset" data-preset="{_a(json.dumps(_own(calc, preset)))}"'
+            f' aria-pressed="{state}">{_t(preset.label)}</button>'
         )
     rows: dict[str, str] = {}
     for index, (group, buttons) in enumerate(groups.items()):

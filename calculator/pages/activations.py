@@ -298,6 +298,9 @@ CALCULATOR = Calculator(
     paste=config_paster(),
     check=check,
     chart=chart,
+    glance=("per_sample_gb", "per_micro_batch_gb"),
+    fold=("Modello",),
+    layout=(("Addestramento", ("sequence_length", "micro_batch", "attention", "checkpointing")),),
     feeds=(
         Feed("accumulo", "accumulo-del-gradiente", "Calcolatore della memoria con accumulo del gradiente, con A",
              {"activation_per_sample_gb": "per_sample_gb", "micro_batch": "micro_batch",

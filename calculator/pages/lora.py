@@ -272,6 +272,8 @@ CALCULATOR = Calculator(
     compute=compute,
     paste=config_paster(),
     check=check,
+    glance=("trainable_parameters", "trainable_percent"),
+    fold=("Architettura",),
     feeds=(
         Feed("vram", "vram-addestramento-llm",
              "Calcolatore della VRAM, per il picco di un passo con questi adattatori e questo modello",

@@ -325,6 +325,7 @@ CALCULATOR = Calculator(
     paste=config_paster(head_dim_always=True),
     check=check,
     chart=chart,
+    glance=("time_days", "gpus_needed", "cost_eur"),
     presets=(*presets_for(TIME, head_dim=True), *_gpu_presets(), *_reference_presets()),
     feeds=(
         Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con lo stesso modello e le stesse GPU",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
+from ..form.glance import margin_tones
 from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Table, Values, integer, number
 from ..form.numbers import format_decimal, format_integer
 from ..form.svg import phase_bars, stacked_bar
@@ -436,7 +437,9 @@ CALCULATOR = Calculator(
     check=check,
     chart=chart,
     chart_after="advice",
-    glance=("fit", "grafico"),
+    glance=("per_gpu_gb", "smi_gib", "fit", "max_micro_batch", "grafico"),
+    tones=margin_tones("fit", "headroom_gb", told="fit_tone", none_fits=("max_micro_batch",), also=("advice",)),
+    fold=("Forma del modello (per Adafactor)",),
     tables={"ottimizzatori": optimizer_table},
     presets=(*presets_for(VRAM), *gpu_presets()),
     feeds=(

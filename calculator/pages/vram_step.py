@@ -377,7 +377,6 @@ def compute(values: Values) -> Outputs:
         "smi_range": f"tra {_gib(low)} e {_gib(high)} GiB",
         "fit": verdict(given.gpu_bytes, low, expected, high),
         "fit_tone": "good" if fits else "bad" if low > given.gpu_bytes else "warn",  # the verdict's colour
-        "fit_tone": "good" if fits else "bad" if low > given.gpu_bytes else "warn",  # the verdict's colour
         "headroom_gb": (given.gpu_bytes - expected) / BYTES_PER_GB,
         "peak_phase": f"Il picco è nel {PHASE_LABELS[peak.name]}.",
         "max_micro_batch": Decimal(largest_micro_batch(given)),

@@ -34,13 +34,29 @@ function setText(element, text) {
 
 /** @type {WeakMap<Element, string>} */
 const drawn = new WeakMap();
+/** @type {WeakMap<Element, number>} */
+const announcing = new WeakMap();
+const ANNOUNCE_PAUSE = 900; // ms without a new answer before the headline results are read aloud
 
-function show(form, response) {
+/** Say Python's sentence (the headline results and the verdict) in the live region once typing pauses. */
+function announce(form, text) {
+  const region = form.querySelector("[data-announce]");
+  if (!region) return;
+  clearTimeout(announcing.get(form));
+  announcing.set(form, setTimeout(() => setText(region, text), ANNOUNCE_PAUSE));
+}
+
+function show(form, response, edited = false) {
   const answer = JSON.parse(response);
   form.dataset.status = answer.status;
   const message = form.querySelector("[data-message]");
   if (message) setText(message, answer.message);
+  if (edited) announce(form, answer.announce ?? answer.message);
   if (answer.status === "error") return; // the message says so; the last results stay
+  for (const toned of form.querySelectorAll("[data-tone-for]")) { // a verdict's colour, a negative margin
+    const tone = (answer.tones ?? {})[toned.dataset.toneFor] ?? "";
+    if (toned.dataset.tone !== tone) toned.dataset.tone = tone;
+  }
   for (const output of form.querySelectorAll("[data-output]")) {
     setText(output, answer.results[output.dataset.output] ?? form.dataset.blank);
   }
@@ -100,6 +116,44 @@ function setField(control, value) {
     if ([...control.options].some((option) => option.value === value)) control.value = value;
   } else if (control instanceof HTMLInputElement) {
     control.value = value;
+  }
+}
+
+/** Whether a field holds a preset's text (the rule of render.pressed). */
+function holds(control, value) {
+  if (control instanceof HTMLInputElement && control.type === "checkbox") {
+    return control.checked === control.dataset.true.split(" ").includes(value.trim().toLowerCase());
+  }
+  return control.value === value;
+}
+
+/**
+ * The preset buttons whose texts the fields hold are pressed (aria-pressed), the others not; a folded group
+ * ([data-fold], the model's shape) names the preset that filled it, followed by its data-edited text once a
+ * field differs.
+ */
+export function markPresets(form, clicked = null) {
+  const held = new Map();
+  const matches = (button) => Object.entries(JSON.parse(button.dataset.preset)).every(([name, value]) => {
+    const control = form.elements.namedItem(name);
+    return !(control instanceof Element) || holds(control, value);
+  });
+  // One pressed per row (two cards may share a memory): the one clicked, else the one still pressed, else the first.
+  for (const row of form.querySelectorAll(".calc__presets")) {
+    const buttons = [...row.querySelectorAll("[data-preset]")];
+    const holding = buttons.filter(matches);
+    const was = buttons.find((button) => button.getAttribute("aria-pressed") === "true");
+    const on = holding.includes(clicked) ? clicked : holding.includes(was) ? was : holding[0];
+    for (const button of buttons) button.setAttribute("aria-pressed", String(button === on));
+    if (on) for (const name of Object.keys(JSON.parse(on.dataset.preset))) held.set(name, on.textContent);
+  }
+  for (const fold of form.querySelectorAll("[data-fold]")) {
+    const names = [...fold.querySelectorAll("[name]")].map((control) => control.name);
+    const label = names.map((name) => held.get(name)).find(Boolean);
+    if (label) fold.dataset.filledBy = label;
+    const by = fold.dataset.filledBy;
+    const note = fold.querySelector("[data-fold-note]");
+    if (note) setText(note, label || !by ? label ?? "" : `${by} ${fold.dataset.edited}`);
   }
 }
 
@@ -267,7 +321,7 @@ export function mountEngine(form, restored) {
   // Values not yet computed: typed, or taken from the address or this device.
   let edited = restored;
 
-  async function update() {
+  async function update(spoken = false) {
     if (engineStatus().state !== "ready") {
       edited = true;
       return render();
@@ -276,7 +330,7 @@ export function mountEngine(form, restored) {
     form.dataset.busy = "";
     const response = await compute(JSON.stringify({ calculator, values: readValues(form) }));
     if (ticket !== latest) return;
-    show(form, response);
+    show(form, response, spoken === true);
     delete form.dataset.busy;
   }
 
@@ -314,14 +368,19 @@ export function mountReset(form, address, update) {
   });
 }
 
-/** Buttons that fill a few fields at once ([data-preset]: field → text, JSON). */
+/** Buttons that fill a few fields at once ([data-preset]: field → text, JSON); a folded group they fill closes. */
 export function mountPresets(form, onEdit) {
   for (const button of form.querySelectorAll("[data-preset]")) {
     button.addEventListener("click", () => {
+      const names = Object.keys(JSON.parse(button.dataset.preset));
       for (const [name, value] of Object.entries(JSON.parse(button.dataset.preset))) {
         const control = form.elements.namedItem(name);
         if (control) setField(control, value);
       }
+      for (const fold of form.querySelectorAll("[data-fold]")) {
+        if (names.some((name) => fold.querySelector(`[name="${CSS.escape(name)}"]`))) fold.open = false;
+      }
+      markPresets(form, button);
       onEdit();
     });
   }
@@ -422,16 +481,24 @@ export function mountFeeds(form, address) {
 
 /** Wire one calculator form; returns what unmounts it (the theme's instant navigation replaced the page). */
 export function mountCalculator(form) {
-  const address = mountAddress(form, () => engine.update());
+  const address = mountAddress(form, () => {
+    markPresets(form);
+    engine.update();
+  });
   const engine = mountEngine(form, address.restored);
   const onEdit = () => {
-    engine.update();
+    markPresets(form);
+    engine.update(true);
     address.writeSoon();
   };
   form.addEventListener("input", onEdit);
   form.addEventListener("change", onEdit);
   form.addEventListener("submit", (event) => event.preventDefault());
-  mountReset(form, address, engine.update);
+  mountReset(form, address, () => {
+    markPresets(form);
+    engine.update();
+  });
+  markPresets(form); // values from the address or this device
   mountPresets(form, onEdit);
   mountPaste(form, onEdit);
   mountCopy(form, address);

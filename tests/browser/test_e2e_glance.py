@@ -1,0 +1,156 @@
+"""The answer at a glance (issue 25): the headline results and the verdict in view while editing, at every width;
+the verdict's tone; only the summary announced; presets that show which one is active; the model's shape folded."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from calculator import CALCULATORS
+
+from ..conftest import Server
+from ..support.pages import calculator, open_ready, output
+
+VRAM, LORA, ACT, ACC = "vram-addestramento-llm", "parametri-lora", "memoria-attivazioni", "accumulo-del-gradiente"
+
+# Whether an element is the topmost thing painted at its centre (not under the bar kept in view).
+UNCOVERED = """(element) => {
+  const box = element.getBoundingClientRect();
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  return hit === element || element.contains(hit);
+}"""
+
+
+def glance_items(form: Locator) -> Locator:
+    return form.locator(".calc__glance-item:visible")
+
+
+@pytest.mark.parametrize("width", [390, 1024, 1366])
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_the_headline_and_the_verdict_stay_in_view_while_editing(page: Page, server: Server, calculator_id: str,
+                                                                 width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800 if width < 500 else 900})
+    form = open_ready(page, server, calculator_id)
+    calc = CALCULATORS[calculator_id]
+    assert calc.glance, "every calculator declares its headline results"
+    items = glance_items(form)
+    assert items.count() >= 1
+    fields = form.locator(".calc__inputs :is(input[type=text], select):visible")
+    assert fields.count() >= 3
+    for index in range(fields.count()):
+        field = fields.nth(index)
+        field.focus()  # the browser scrolls it into view, as when one tabs to it
+        field.evaluate("(element) => element.scrollIntoView({block: 'nearest'})")
+        for item in range(items.count()):
+            expect(items.nth(item)).to_be_in_viewport()
+        assert field.evaluate(UNCOVERED), f"{field.get_attribute('name')} under the bar at {width} px"
+
+
+def test_a_verdict_has_a_tone_an_icon_and_a_negative_margin_looks_negative(page: Page, server: Server) -> None:
+    form = open_ready(page, server, VRAM)
+    verdict = form.locator('.calc__output[data-tone-for="fit"]')
+    margin = form.locator('.calc__output[data-tone-for="headroom_gb"]')
+    form.locator('[name="parameters_billion"]').fill("1")
+    expect(verdict).to_have_attribute("data-tone", "good")
+    expect(margin).to_have_attribute("data-tone", "")
+    good = output(form, "fit").evaluate("(e) => [getComputedStyle(e).color, getComputedStyle(e, '::before').content]")
+    assert "✔" in good[1]
+    form.locator('[name="parameters_billion"]').fill("70")
+    expect(verdict).to_have_attribute("data-tone", "bad")
+    expect(margin).to_have_attribute("data-tone", "bad")
+    expect(form.locator('.calc__glance-item[data-tone-for="fit"]')).to_have_attribute("data-tone", "bad")
+    bad = output(form, "fit").evaluate("(e) => [getComputedStyle(e).color, getComputedStyle(e, '::before').content]")
+    assert "✖" in bad[1] and bad[0] != good[0]
+    expect(output(form, "headroom_gb")).to_contain_text("-")
+    number = output(form, "headroom_gb").evaluate("(e) => getComputedStyle(e).color")
+    normal = output(form, "per_gpu_gb").evaluate("(e) => getComputedStyle(e).color")
+    assert number == bad[0] and number != normal
+
+
+def test_the_step_convention_at_the_limit_is_a_warning(page: Page, server: Server) -> None:
+    form = open_ready(page, server, VRAM)
+    form.locator('[name="convention"]').select_option("passo")
+    expect(form).to_have_attribute("data-mode", "passo")
+    for memory in ("20", "200"):
+        form.locator('[name="gpu_memory_gb"]').fill(memory)
+        expect(form.locator('.calc__output[data-tone-for="fit"]')).to_have_attribute(
+            "data-tone", "bad" if memory == "20" else "good")
+    expect(form.locator('.calc__output[data-tone-for="advice"]')).to_have_attribute("data-tone", "")
+
+
+def test_only_the_headline_and_the_verdict_are_announced_once_typing_pauses(page: Page, server: Server) -> None:
+    form = open_ready(page, server, VRAM)
+    live = page.locator("[aria-live]:not([aria-live=off])")
+    announced = form.locator("[data-announce]")
+    assert live.evaluate_all("(all) => all.filter((e) => e.closest('.calc__results')).length") == 1
+    assert form.locator(".calc__results [aria-live] [data-output]").count() == 0
+    expect(announced).to_have_text("")
+    field = form.locator('[name="parameters_billion"]')
+    field.fill("")
+    field.press_sequentially("13", delay=80)
+    page.wait_for_timeout(300)  # still typing: nothing said yet
+    expect(announced).to_have_text("")
+    expect(announced).to_contain_text("Memoria per GPU", timeout=5_000)
+    text = announced.text_content() or ""
+    assert "non entra" in text.lower() or "entra" in text.lower()
+    assert "Byte per parametro" not in text and "Pesi" not in text  # not the whole list
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_a_preset_shows_it_is_active_folds_the_shape_and_an_edit_says_so(page: Page, server: Server,
+                                                                         width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    form = open_ready(page, server, LORA)
+    llama = form.get_by_role("button", name="Llama 3.1 8B", exact=True)
+    fold = form.locator("details[data-fold]")
+    llama.click()
+    expect(llama).to_have_attribute("aria-pressed", "true")
+    assert form.locator('[data-preset][aria-pressed="true"]').count() == 1
+    expect(fold).not_to_have_attribute("open", "")
+    expect(form.locator('[name="hidden_size"]')).to_be_hidden()
+    expect(fold.locator("summary")).to_contain_text("Llama 3.1 8B")
+    fold.locator("summary").click()
+    form.locator('[name="hidden_size"]').fill("4000")
+    expect(llama).to_have_attribute("aria-pressed", "false")
+    expect(fold.locator("summary")).to_contain_text("Llama 3.1 8B (modificato)")
+    form.locator('[name="hidden_size"]').fill("4096")
+    expect(llama).to_have_attribute("aria-pressed", "true")
+
+
+def test_two_cards_of_one_memory_press_only_the_one_chosen(page: Page, server: Server) -> None:
+    form = open_ready(page, server, VRAM)
+    h100 = form.get_by_role("button", name="H100 80GB", exact=True)
+    h100.click()
+    expect(h100).to_have_attribute("aria-pressed", "true")
+    row = h100.locator("xpath=..")
+    expect(row.locator('[aria-pressed="true"]')).to_have_count(1)
+    expect(row.get_by_role("button", name="A100 80GB", exact=True)).to_have_attribute("aria-pressed", "false")
+
+
+def test_the_activation_page_puts_the_four_common_choices_before_the_rare_architecture(page: Page,
+                                                                                      server: Server) -> None:
+    page.set_viewport_size({"width": 390, "height": 800})
+    form = open_ready(page, server, ACT)
+    common = ("sequence_length", "micro_batch", "attention", "checkpointing")
+    rare = ("mel_bins", "relative_positions", "softcap", "post_norms", "qk_norm", "hidden_size")
+    order = form.evaluate("(form) => [...form.querySelectorAll('[name]')].map((e) => e.name)")
+    assert max(order.index(n) for n in common) < min(order.index(n) for n in rare)
+    form.get_by_role("button", name="Mistral 7B v0.1", exact=True).click()
+    for name in rare:
+        expect(form.locator(f'[name="{name}"]')).to_be_hidden()
+    for name in common:
+        expect(form.locator(f'[name="{name}"]')).to_be_visible()
+
+
+def test_the_accumulation_gpu_mode_shows_its_verdict_and_plan_at_a_glance(page: Page, server: Server) -> None:
+    page.set_viewport_size({"width": 390, "height": 800})
+    form = open_ready(page, server, ACC)
+    form.locator('[name="mode"]').select_option("gpu")
+    expect(form).to_have_attribute("data-mode", "gpu")
+    bar = form.locator(".calc__glance")
+    expect(bar.locator('[data-output="gpu_fit"]')).to_be_visible()
+    expect(bar.locator('[data-output="effective_batch"]')).to_be_visible()
+    expect(bar.locator('[data-output="accumulation_needed"]')).to_be_visible()
+    expect(form.locator('.calc__glance-item[data-tone-for="gpu_fit"]')).to_have_attribute("data-tone", "good")
+    calculator(page, ACC).locator('[name="mode"]').select_option("diretto")
+    expect(bar.locator('[data-output="accumulation_needed"]')).to_be_hidden()
