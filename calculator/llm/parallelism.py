@@ -3,16 +3,17 @@
 The GPUs are TP · PP · CP · DP (Megatron-LM's and torchtitan's order; expert parallelism is carved out of the
 data- and context-parallel ranks, as Megatron-LM does). What one GPU holds:
 
-* weights, gradients and optimizer states: a pipeline stage's layers (the first stage also the input embedding,
+* weights, gradients and optimizer states: a pipeline stage's layers (the most loaded one when they do not divide;
+  the first stage also the input embedding,
   the last the final norm and the output layer; with tied embeddings and PP > 1 the last stage keeps its own
   copy), divided by TP; the routed experts divided by EP · TP (Megatron-LM's expert tensor parallelism defaults to
   TP), the router and the shared experts by TP only; ZeRO/FSDP then shards them over the data- and
   context-parallel ranks (DP · CP), or within groups of that size ÷ replicas (HSDP);
 * activations: the stage's layers for the micro-batches it holds at once. Under 1F1B the first stage holds
   min(PP, micro-batches) of them; with v interleaved virtual stages per GPU, PP·(1 + (PP − 1)/(PP·v)) (Korthikanti
-  et al., arXiv:2205.05198 §4.2.3, and Megatron-LM's ``theoretical_memory_usage``); the last stage one, with the
-  logits and the loss. Context parallelism gives each rank s/CP tokens; ring attention adds the key/value blocks
-  in transit (one being received, one being sent) for the layer being computed.
+  et al., arXiv:2205.05198 §4.2.3, and Megatron-LM's ``theoretical_memory_usage``); the last stage one (more when
+  interleaved: its warm-up), with the logits and the loss. Context parallelism gives each rank s/CP tokens; ring
+  attention adds the key/value blocks in transit (one being received, one being sent) for the layer being computed.
 
 Left out: NCCL's buckets and the pipeline's send/receive buffers (a few hidden-sized tensors per stage).
 """
@@ -53,14 +54,18 @@ class Layout:
         return max(gpus // (self.tensor * self.expert * self.pipeline) // self.replicas, 1)
 
 
-def in_flight(layout: Layout, micro_batches: int) -> Decimal:
-    """Micro-batches whose activations the first pipeline stage holds at its peak."""
-    p, v = layout.pipeline, layout.virtual
+def in_flight(layout: Layout, micro_batches: int, rank: int = 0) -> Decimal:
+    """Micro-batches of its layers whose activations pipeline rank ``rank`` holds at its peak: the forward passes
+    it runs before its first backward, plus the one in flight. 1F1B: PP − rank; interleaved, in model chunks,
+    (PP − rank − 1)·2 + (v − 1)·PP + 1 (Megatron-LM's warm-up), at most every chunk of every micro-batch. For the
+    first rank that is PP + (PP − 1)/v micro-batches: Korthikanti et al.'s 1 + (PP − 1)/(PP·v) penalty."""
+    p, v, m = layout.pipeline, layout.virtual, max(micro_batches, 1)
     if p == 1:
         return Decimal(1)
     if v == 1:
-        return Decimal(min(p, max(micro_batches, 1)))
-    return p + Decimal(p - 1) / v
+        return Decimal(min(p - rank, m))
+    chunks = min((p - rank - 1) * 2 + (v - 1) * p + 1, m * v)
+    return Decimal(chunks) / v
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,7 @@ class Stage:
 def stages(counts: Counts, layout: Layout, micro_batches: int) -> tuple[Stage, ...]:
     """The stages worth looking at: the only one, or the first (most activations) and the last (the loss)."""
     t, p = layout.tensor, layout.pipeline
-    layers = counts.layers // p
+    layers = stage_layers(counts.layers, layout)
     body = Decimal(counts.per_layer * layers) / t
     experts = Decimal(counts.experts_per_layer * layers) / (t * layout.expert)
     output = Decimal(counts.head or counts.embedding) / t
@@ -99,8 +104,15 @@ def stages(counts: Counts, layout: Layout, micro_batches: int) -> tuple[Stage, .
                       output),)
     first = Stage("first", body + Decimal(counts.embedding) / t, experts, layers, in_flight(layout, micro_batches),
                   False, Decimal(0))
-    last = Stage("last", body + output, experts, layers, Decimal(1), True, output)
+    last = Stage("last", body + output, experts, layers, in_flight(layout, micro_batches, p - 1), True, output)
     return first, last
+
+
+def stage_layers(layers: int, layout: Layout) -> int:
+    """Layers on the most loaded pipeline rank: L / PP when they divide; otherwise, as torchtitan splits them (and
+    Megatron-LM with an uneven first or last stage), some ranks get one chunk's layer more."""
+    chunks = layout.pipeline * layout.virtual
+    return -(-layers // chunks) * layout.virtual
 
 
 def ring_buffers(sequence: int, micro_batch: int, kv_width: int, precision: int, layout: Layout) -> Decimal:

@@ -238,14 +238,15 @@ def stage_activations(given: StepInput, stage: par.Stage, shape: Shape) -> ts.Ac
     acts = ts.step_activations(shape, given.loss, given.frozen, fp32_stream)
     if layout.pipeline == 1 and layout.context == 1:
         return acts
-    kept = acts.kept
-    if not stage.head:
-        kept -= logits_bytes(shape) - shape.loss_precision * acts.tokens_vocab
+    head = logits_bytes(shape) - shape.loss_precision * acts.tokens_vocab  # the final norm's and the head's inputs
+    layers = acts.kept - head
+    if not stage.head:  # the head's inputs and the loss belong to the last stage, one micro-batch at a time
+        head = Decimal(0)
         acts = replace(acts, logits=Decimal(0), tokens_vocab=0)
     arch = given.architecture
     ring = par.ring_buffers(shape.sequence * layout.context, shape.micro_batch, arch.kv_heads * arch.dim,
                             shape.precision, layout)
-    return replace(acts, kept=kept * stage.in_flight + ring)
+    return replace(acts, kept=layers * stage.in_flight + head + ring)
 
 
 def stage_steps(given: StepInput, micro_batch: int | None = None) -> list[tuple[par.Stage, ts.Step]]:
@@ -351,8 +352,23 @@ def advice(given: StepInput, values: Values, expected: Decimal) -> str:
     return "Risparmierebbero: " + "; ".join(f"{label} −{_gib(saved)} GiB" for saved, label in savings) + "."
 
 
+def uneven(given: StepInput) -> str:
+    """Said when the layers do not divide among the pipeline's blocks (the most loaded rank is counted)."""
+    layout, layers = given.layout, given.architecture.layers
+    chunks = layout.pipeline * layout.virtual
+    if layout.pipeline == 1 or layers % chunks == 0:
+        return ""
+    return (f" I {format_integer(layers)} strati non si dividono in parti uguali tra {format_integer(chunks)} blocchi"
+            f" di pipeline: il calcolo segue la GPU che ne ha di più ({format_integer(par.stage_layers(layers, layout))}),"
+            " come torchtitan li ripartisce; Megatron-LM vuole strati divisibili (o primo e ultimo stadio indicati).")
+
+
 def stage_sentence(given: StepInput, stage: par.Stage) -> str:
     """Which GPU holds the peak, and what it holds."""
+    return _stage_sentence(given, stage) + uneven(given)
+
+
+def _stage_sentence(given: StepInput, stage: par.Stage) -> str:
     layout, n = given.layout, format_integer
     shard = f"; ZeRO divide gli stati su {n(given.training.data_parallel)} GPU" if given.training.zero_stage else ""
     split = f" ÷ TP {n(layout.tensor)}" if layout.tensor > 1 else ""
@@ -481,9 +497,9 @@ def layout_problems(values: Values) -> dict[str, str]:
     if p > 1 and decoder:
         errors["pipeline_parallel"] = ("Parallelismo a pipeline: qui è previsto per i modelli solo decoder; per un"
                                        " encoder–decoder lascia 1.")
-    elif layers % (p * v):
-        errors["pipeline_parallel"] = (f"Parallelismo a pipeline: {n(layers)} strati non si dividono in parti uguali"
-                                       f" tra {n(p * v)} blocchi ({n(p)} stadi × {n(v)} stadi virtuali).")
+    elif p * v > layers:
+        errors["pipeline_parallel"] = (f"Parallelismo a pipeline: {n(p * v)} blocchi ({n(p)} stadi × {n(v)} stadi"
+                                       f" virtuali) sono più dei {n(layers)} strati; ogni blocco ne vuole almeno uno.")
     if v > 1 and p == 1:
         errors["virtual_stages"] = "Stadi virtuali: servono almeno 2 stadi di pipeline (lo schema interleaved)."
     elif v > 1 and integer(values, "accumulation_steps") % p:

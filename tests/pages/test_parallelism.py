@@ -106,8 +106,8 @@ def test_the_first_stage_holds_the_embedding_and_the_last_the_head() -> None:
 
 @pytest.mark.parametrize(("fields", "field", "words"), [
     ({"tensor_parallel": "3"}, "tensor_parallel", "non dividono le 32 teste"),
-    ({"gpus": "8", "pipeline_parallel": "3"}, "pipeline_parallel", "32 strati non si dividono"),
-    ({"gpus": "8", "pipeline_parallel": "2", "virtual_stages": "3"}, "pipeline_parallel", "2 stadi × 3"),
+    ({"gpus": "64", "pipeline_parallel": "64"}, "pipeline_parallel", "sono più dei 32 strati"),
+    ({"gpus": "32", "pipeline_parallel": "16", "virtual_stages": "3"}, "pipeline_parallel", "16 stadi × 3"),
     ({"gpus": "6", "pipeline_parallel": "4"}, "gpus", "TP × PP × CP = 1 × 4 × 1 = 4"),
     ({"gpus": "4", "context_parallel": "4", "sequence_length": "2052"}, "context_parallel", "2 · CP = 8"),
     ({"gpus": "2", "context_parallel": "2", "attention": "eager"}, "context_parallel", "FlashAttention"),
@@ -126,3 +126,14 @@ def test_degrees_that_do_not_divide_are_said_beside_their_field(fields: dict[str
 def test_experts_that_do_not_divide() -> None:
     evaluation = _evaluate("mixtral-8x7b", gpus="6", expert_parallel="3")
     assert "8 esperti non si dividono in parti uguali tra 3 GPU" in evaluation.errors["expert_parallel"]
+
+
+def test_layers_that_do_not_divide_are_said_and_the_most_loaded_rank_counted() -> None:
+    """torchtitan splits Llama 3.1 405B's 126 layers over 8 stages unevenly: the fullest rank has 16."""
+    evaluation = _evaluate("llama-3.1-8b", gpus="6", pipeline_parallel="3", accumulation_steps="6")
+    assert evaluation.status == "ok"
+    assert "32 strati non si dividono in parti uguali tra 3 blocchi" in str(evaluation.outputs["peak_stage"])
+    assert "(11)" in str(evaluation.outputs["peak_stage"])
+    assert par.stage_layers(126, par.Layout(pipeline=8)) == 16
+    assert par.stage_layers(126, par.Layout(pipeline=8, virtual=2)) == 16
+    assert par.stage_layers(32, par.Layout(pipeline=4, virtual=2)) == 8
