@@ -25,7 +25,7 @@ from ..llm.catalogue import VRAM, model
 from ..llm.optimizers import RECIPES, Recipe
 from ..llm.units import GB_PER_GIB
 from ..llm.zero import ModelStates
-from . import vram_inverse, vram_step
+from . import vram_compare, vram_inverse, vram_step
 from .activations import CALCULATOR as ACTIVATIONS_PAGE
 from .config_paste import config_paster
 from .gpu_fields import fit_verdict, gpu_memory_field, gpu_presets, reserve_field
@@ -39,6 +39,9 @@ SHAPE_GROUP = "Forma del modello (per Adafactor)"
 SHAPE_FIELDS = ("layers", "hidden_size", "intermediate_size", "attention_heads", "kv_heads", "head_dim", "vocab_size",
                 "experts")
 DEFAULT_MODEL = model("llama-2-7b")
+LLAMA_31_70B = {key: value for key, value in field_texts(model("llama-3.1-70b")).items() if key not in (
+    "total_parameters_billion", "active_parameters_billion", "embedding_million", "largest_layer_million",
+    "base_parameters", "attention_layout", "mlp_layout", "linear_bias", "model_biases")}
 LLAMA_31_8B = {key: value for key, value in field_texts(model("llama-3.1-8b")).items()
                if key in (*SHAPE_FIELDS, "parameters_billion", "tied_embeddings", "mlp", "norms", "activation_impl",
                           "softmax_fp32", "loss_fp32")}
@@ -154,7 +157,8 @@ def estimator(given: VramInput) -> ds.Estimate:
 def compute(values: Values) -> Outputs:
     """Model states per GPU (either convention), the activations, and whether it all fits the GPU."""
     if values.get("convention") == STEP:
-        return {**vram_step.compute(values), **vram_inverse.outputs(values, CALCULATOR.fields)}
+        return {**vram_step.compute(values), **vram_inverse.outputs(values, CALCULATOR.fields),
+                "comparison": vram_compare.summary(values, {spec.id: spec for spec in CALCULATOR.fields})}
     given = read(values)
     outputs: dict[str, Decimal | str | None] = dict.fromkeys(
         ("bytes_per_parameter", "weights_gb", "gradients_gb", "optimizer_gb", "total_gb", "ds_gpu_gib", "ds_cpu_gb",
@@ -193,7 +197,7 @@ def compute(values: Values) -> Outputs:
 def check(values: Values) -> dict[str, str]:
     """Combinations a convention cannot estimate, each named with its fields."""
     if values.get("convention") == STEP:
-        return vram_step.check(values)
+        return {**vram_step.check(values), **vram_compare.check(values)}
     if values.get("convention") != DEEPSPEED:
         if wrong := check_head_dim(values):
             return wrong
@@ -236,7 +240,9 @@ def check_shape(given: VramInput) -> dict[str, str]:
 
 def chart(values: Values, outputs: Outputs) -> str:
     """The per-GPU memory as a stacked bar of its parts, as the results hold them; for a step, one bar per
-    phase against the card's memory."""
+    phase against the card's memory; comparing configurations, one bar per configuration."""
+    if values["convention"] == STEP and vram_compare.compared(values):
+        return vram_compare.chart(values, {spec.id: spec for spec in CALCULATOR.fields})
     if values["convention"] == STEP:
         rows = [(label, [number(outputs, f"{phase}_{key}_gib") for key in STEP_COMPONENTS])
                 for phase, label in (("forward", "Avanti"), ("backward", "Indietro"), ("optimizer", "Ottimizzatore"))
@@ -404,6 +410,7 @@ CALCULATOR = Calculator(
                help="Con le attivazioni per campione indicate, dopo gli stati del modello e la riserva; nel picco di"
                     " un passo, con tutto ciò che cresce col micro-batch (attivazioni, logit, strato ricostruito)."),
         *vram_inverse.RESULTS,
+        vram_compare.RESULT,
         *(Result(f"phase_{phase}_gib", f"Fase: {label}", "GiB", primary=False, modes=(STEP,))
           for phase, label in vram_step.PHASE_LABELS.items()),
         Result("peak_loss_gib", "Al picco: logit e loss", "GiB", primary=False, modes=(STEP,),
@@ -492,5 +499,16 @@ CALCULATOR = Calculator(
                      "gpus": "8", "zero_stage": "3", "activation_gb": "0"},
         "ds_t5_3b_z2": {"convention": DEEPSPEED, "parameters_billion": "2,851", "gpus": "8", "zero_stage": "2",
                         "activation_gb": "0"},
+        # Issue 22: Llama 3.1 70B, full fine-tuning at 8192 tokens on H100 80GB, and three other ways to train it.
+        "passo_70b_scala": {**LLAMA_31_70B, "convention": STEP, "sequence_length": "8192", "gpus": "32",
+                            "zero_stage": "3", "tensor_parallel": "4", "pipeline_parallel": "4",
+                            "accumulation_steps": "8", "inverse": "on"},
+        "passo_70b_confronto": {**LLAMA_31_70B, "convention": STEP, "sequence_length": "8192", "gpus": "32",
+                                "zero_stage": "3", "checkpointing": "completo", "cfr_b_method": "lora",
+                                "cfr_b_gpus": "8", "cfr_c_tensor_parallel": "8", "cfr_c_pipeline_parallel": "4",
+                                "cfr_c_zero_stage": "1", "cfr_c_checkpointing": "selettivo",
+                                "cfr_d_step_optimizer": "adamw_8bit"},
     },
 )
+# Configurations B, C and D of the step convention's comparison, made from the fields above.
+CALCULATOR = replace(CALCULATOR, fields=(*CALCULATOR.fields, *vram_compare.fields(CALCULATOR.fields)))

@@ -1,0 +1,135 @@
+"""The «picco di un passo» convention's comparison: up to three more configurations (B, C, D), each a few fields
+that differ from the form's own (A) — method, precision, optimizer, checkpointing, ZeRO stage, GPUs, TP, PP —
+left empty to keep A's. Every field is in the address, so a comparison is shared by its link. Each configuration
+is read and checked like A; a problem is said beside the field of the configuration that causes it."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from ..form.model import Field, Format, Kind, Option, Result, Value, Values
+from ..form.numbers import format_decimal
+from ..form.svg import phase_bars
+from ..llm import training_step as ts
+from ..llm.units import BYTES_PER_GIB
+from . import vram_step
+
+LETTERS = ("B", "C", "D")
+SAME = ""
+CHOICES = ("method", "precision_mode", "step_optimizer", "checkpointing", "zero_stage")
+DEGREES = ("gpus", "tensor_parallel", "pipeline_parallel")
+SHORT = {"zero_stage": "ZeRO-{}", "gpus": "{} GPU", "tensor_parallel": "TP {}", "pipeline_parallel": "PP {}"}
+COMPONENTS = {"weights": "Pesi", "gradients": "Gradienti", "optimizer": "Stati dell'ottimizzatore",
+              "activations": "Attivazioni", "loss": "Logit e loss", "temporaries": "Temporanei"}
+
+
+def field_id(letter: str, key: str) -> str:
+    return f"cfr_{letter.lower()}_{key}"
+
+
+def fields(base: tuple[Field, ...]) -> tuple[Field, ...]:
+    """Each configuration's fields, made from the form's own: a choice with «come A» first, or an empty number."""
+    specs = {spec.id: spec for spec in base}
+    out = []
+    for letter in LETTERS:
+        group = f"Confronto: configurazione {letter}"
+        for key in CHOICES:
+            spec = specs[key]
+            out.append(Field(id=field_id(letter, key), label=spec.label, default=SAME, kind=Kind.CHOICE, group=group,
+                             options=(Option(SAME, "Come A"), *spec.options), modes=(vram_step.STEP,),
+                             help=f"Configurazione {letter}: «Come A» tiene il valore del modulo."))
+        for key in DEGREES:
+            spec = specs[key]
+            out.append(Field(id=field_id(letter, key), label=spec.label, default="", unit=spec.unit, group=group,
+                             optional=True, maximum=spec.maximum, modes=(vram_step.STEP,),
+                             help=f"Configurazione {letter}: vuoto tiene il valore del modulo."))
+    return tuple(out)
+
+
+def changes(values: Values, letter: str) -> dict[str, Value]:
+    """What configuration ``letter`` sets (empty: it is not compared)."""
+    out: dict[str, Value] = {}
+    for key in CHOICES + DEGREES:
+        value = values.get(field_id(letter, key))
+        if value not in (None, SAME):
+            out[key] = value
+    return out
+
+
+def configurations(values: Values) -> list[tuple[str, dict[str, Value]]]:
+    """A and each configuration that sets something, as the form's values."""
+    out = [("A", dict(values))]
+    for letter in LETTERS:
+        if change := changes(values, letter):
+            out.append((letter, {**values, **change}))
+    return out
+
+
+def check(values: Values) -> dict[str, str]:
+    """A configuration's problems, beside the field it changed (or its first one)."""
+    errors: dict[str, str] = {}
+    for letter in LETTERS:
+        change = changes(values, letter)
+        if not change:
+            continue
+        for key, message in vram_step.check({**values, **change}).items():
+            target = field_id(letter, key) if key in change else field_id(letter, next(iter(change)))
+            errors.setdefault(target, f"Configurazione {letter}: {message}")
+    return errors
+
+
+def label(letter: str, change: dict[str, Value], specs: dict[str, Field]) -> str:
+    """B, C, D named by what they change."""
+    if letter == "A":
+        return "A"
+    parts = []
+    for key, value in change.items():
+        spec = specs[key]
+        if key in SHORT:
+            parts.append(SHORT[key].format(value))
+        elif spec.kind is Kind.CHOICE:
+            parts.append(next(option.label for option in spec.options if option.value == value).split(" (")[0])
+        else:
+            parts.append(f"{spec.label.split(' (')[0]} {format_decimal(Decimal(str(value)))}")
+    return f"{letter} ({', '.join(parts)})"
+
+
+def peaks(values: Values) -> list[tuple[str, ts.Phase, Decimal, Decimal]]:
+    """Each configuration: its name, its peak phase, the nvidia-smi figure expected, the card."""
+    out = []
+    for letter, config in configurations(values):
+        given = vram_step.read(config)
+        result = vram_step.evaluate_step(given)
+        out.append((letter, result.peak, vram_step.shown_of(given, result)[1], given.gpu_bytes))
+    return out
+
+
+def compared(values: Values) -> bool:
+    return any(changes(values, letter) for letter in LETTERS)
+
+
+def summary(values: Values, specs: dict[str, Field]) -> str | None:
+    """One sentence per configuration: its peak, what nvidia-smi shows, whether it fits."""
+    if not compared(values):
+        return None
+    names = {letter: label(letter, changes(values, letter), specs) for letter in ("A", *LETTERS)}
+    sentences = []
+    for letter, peak, shown, card in peaks(values):
+        verdict = "entra" if shown <= card else "non entra"
+        sentences.append(f"{names[letter]}: picco {format_decimal(peak.total / BYTES_PER_GIB)} GiB per GPU,"
+                         f" nvidia-smi ≈ {format_decimal(shown / BYTES_PER_GIB)} GiB, {verdict}")
+    return "; ".join(sentences) + "."
+
+
+def chart(values: Values, specs: dict[str, Field]) -> str:
+    """One stacked bar per configuration (its peak phase, by component) against the card."""
+    rows = [(label(letter, changes(values, letter), specs),
+             [peak.parts[key] / BYTES_PER_GIB for key in COMPONENTS]) for letter, peak, _, _ in peaks(values)]
+    card = vram_step.read(values).gpu_bytes / BYTES_PER_GIB
+    return phase_bars("Picco per GPU di ogni configurazione, per componente", tuple(COMPONENTS.values()), rows,
+                      "GiB", card, "Memoria della GPU")
+
+
+RESULT = Result("comparison", "Confronto delle configurazioni", format=Format.TEXT, modes=(vram_step.STEP,),
+                help="Il picco allocato e la cifra di nvidia-smi di A e delle configurazioni B, C, D; il grafico le"
+                     " mette una sotto l'altra sulla stessa scala.")

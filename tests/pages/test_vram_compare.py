@@ -1,0 +1,55 @@
+"""The comparison of the «picco di un passo» convention (``calculator/pages/vram_compare.py``): configurations B, C, D
+computed as the form would compute them alone, drawn on one scale, and their problems said beside their fields."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from calculator.form.evaluate import evaluate
+from calculator.pages import vram_compare
+from calculator.pages.vram import CALCULATOR
+
+TEXTS = {f.id: f.default for f in CALCULATOR.fields}
+EXAMPLE = {**TEXTS, **CALCULATOR.examples["passo_70b_confronto"]}
+
+
+def test_each_configuration_is_what_the_form_computes_alone() -> None:
+    both = evaluate(CALCULATOR, EXAMPLE)
+    assert both.status == "ok", both.errors
+    cleared = {vram_compare.field_id(x, k): "" for x in vram_compare.LETTERS
+               for k in vram_compare.CHOICES + vram_compare.DEGREES}
+    alone = {
+        "A": evaluate(CALCULATOR, {**EXAMPLE, **cleared}),
+        "B": evaluate(CALCULATOR, {**EXAMPLE, **cleared, "method": "lora", "gpus": "8"}),
+        "C": evaluate(CALCULATOR, {**EXAMPLE, **cleared, "tensor_parallel": "8", "pipeline_parallel": "4",
+                                   "zero_stage": "1", "checkpointing": "selettivo"}),
+        "D": evaluate(CALCULATOR, {**EXAMPLE, **cleared, "step_optimizer": "adamw_8bit"}),
+    }
+    peaks = {letter: peak.total for letter, peak, _, _ in vram_compare.peaks(both.values)}
+    for letter, evaluation in alone.items():
+        expected = evaluation.outputs["peak_allocated_gib"]
+        assert isinstance(expected, Decimal) and abs(peaks[letter] / 2**30 - expected) < Decimal("1e-9"), letter
+    summary = str(both.outputs["comparison"])
+    assert summary.startswith("A: picco ") and "; B (LoRA, 8 GPU): picco " in summary
+    assert "; C (Selettivo di Megatron, ZeRO-1, TP 8, PP 4): picco " in summary
+
+
+def test_no_comparison_without_a_configuration() -> None:
+    plain = evaluate(CALCULATOR, {**TEXTS, "convention": "passo"})
+    assert plain.outputs["comparison"] is None
+    assert CALCULATOR.chart is not None and ">Avanti:" in CALCULATOR.chart(plain.values, plain.outputs)
+
+
+def test_one_bar_per_configuration_on_one_scale() -> None:
+    evaluation = evaluate(CALCULATOR, EXAMPLE)
+    assert CALCULATOR.chart is not None
+    svg = CALCULATOR.chart(evaluation.values, {})
+    for name in ("A:", "B (LoRA, 8 GPU):", "D (AdamW a 8 bit):"):
+        assert f">{name}" in svg
+    assert "Memoria della GPU" in svg
+
+
+def test_a_configuration_that_does_not_divide_is_said_beside_its_field() -> None:
+    evaluation = evaluate(CALCULATOR, {**EXAMPLE, "cfr_b_tensor_parallel": "3"})
+    assert evaluation.status == "invalid"
+    assert evaluation.errors["cfr_b_tensor_parallel"].startswith("Configurazione B: Parallelismo tensoriale: 3 GPU")
