@@ -14,6 +14,9 @@ Named divergences:
   (pytorch/torchtitan@9dec370ad26b5f8e9a7333a0e36165018262644b:torchtitan/parallelisms/parallelize_llama.py#L326-L329):
   memory as the page's ZeRO-1, which is what the six 405B runs are compared with (with ZeRO-3 the page gives 34 GiB
   against 73–85 measured);
+* Megatron-Bridge's Llama 3 70B runs in FP8 (TransformerEngine's current scaling): the linear layers keep their
+  inputs in 8 bits, the page counts 16, and the source's "GB" may be MiB ÷ 1000: 0,69–0,89 of the page's figure;
+* Moonlight 16B and Megatron's MLA proxy: multi-latent attention is not modelled (left out, named in the test);
 * the two community H200 runs with float8 all-gathers and fp8 weights recomputed in backward: the page's figure is
   above what they measured (reserved ÷ allocated 0,84–0,85), the per-op policy being approximated by half of each
   layer's products.
@@ -41,16 +44,20 @@ DATA = json.loads((Path(__file__).parent.parent / "data" / "published_scale.json
 RUNS = {run["id"]: run for run in DATA["runs"]}
 BAND = (Decimal("1.00"), Decimal("1.35"))
 FLOAT8_ALL_GATHER = ("torchtitan-llama31-8b-fsdp32-h200-float8", "torchtitan-llama31-8b-fsdp64-h200-float8")
+FP8_ACTIVATIONS = tuple(run_id for run_id, run in RUNS.items() if run["precision"].startswith("FP8"))
 
 
 NOT_MODELLED = {
     "megatron-ci-moe-mla-tp2-pp2-vp4-ep4": "multi-latent attention, a multi-token-prediction layer and a vocabulary"
                                            " the source does not state",
+    "megatron-bridge-moonlight-16b-8xh100-tp2-ep8-recompute-none": "Moonlight is DeepSeek-V3's architecture:"
+                                                                   " multi-latent attention, not modelled",
+    "megatron-bridge-moonlight-16b-8xh100-tp2-ep8-recompute-moe-act": "the same",
 }
 
 
 def megatron(run: dict[str, Any]) -> bool:
-    return "distributed optimizer" in run["precision"]
+    return "distributed optimizer" in run["precision"] + run["layout"]["zero"]
 
 
 def texts_of(run: dict[str, Any]) -> dict[str, str]:
@@ -79,7 +86,7 @@ def texts_of(run: dict[str, Any]) -> dict[str, str]:
         micro_batch=str(run["local_batch"] // in_flight), accumulation_steps=str(in_flight),
         sequence_length=str(run["seq_len"]))
     if megatron(run):  # Megatron-LM's defaults: LayerNorm (TransformerEngine), GELU, dropout, no recomputation
-        texts.update(zero_stage="1", mlp="plain" if plain else "gated", norms="fuso", dropout="on",
+        texts.update(zero_stage="1", mlp="plain" if plain else "gated", norms="fuso", dropout="on" if plain else "",
                      activation_impl="fusa", checkpointing="nessuno" if run["checkpointing"].startswith("none")
                      else "selettivo", sequence_parallel="on" if layout.get("sequence_parallel") else "",
                      micro_batch=str(run["micro_batch"]),
@@ -96,8 +103,8 @@ def ratio(run_id: str) -> Decimal:
     if "last" in run["measured"]["rank"].lower() or "LAST" in run.get("notes", ""):
         stages = [pair for pair in stages if pair[0].name in ("last", "only")]
     allocated = max(step.allocated for _, step in stages)
-    assert run["measured"]["unit"] == "GiB"
-    return Decimal(str(run["measured"]["value"])) * BYTES_PER_GIB / allocated
+    unit = BYTES_PER_GIB if run["measured"]["unit"] == "GiB" else Decimal(10**9)
+    return Decimal(str(run["measured"]["value"])) * unit / allocated
 
 
 def test_at_least_eight_runs_with_sources_and_every_layout() -> None:
@@ -111,8 +118,8 @@ def test_at_least_eight_runs_with_sources_and_every_layout() -> None:
 
 RESERVED = [run_id for run_id, run in RUNS.items() if run["measured"]["kind"] == "max_memory_reserved"
             and run_id not in FLOAT8_ALL_GATHER and run_id not in NOT_MODELLED]
-ALLOCATED = [run_id for run_id, run in RUNS.items() if run["measured"]["kind"] == "max_memory_allocated"
-             and run_id not in NOT_MODELLED]
+ALLOCATED = [run_id for run_id, run in RUNS.items() if run["measured"]["kind"] != "max_memory_reserved"
+             and run_id not in NOT_MODELLED and run_id not in FP8_ACTIVATIONS]
 
 
 @pytest.mark.parametrize("run_id", RESERVED)
@@ -125,8 +132,13 @@ def test_measured_allocated_peak_within_fifteen_per_cent(run_id: str) -> None:
     assert Decimal("0.85") <= ratio(run_id) <= Decimal("1.15")
 
 
+@pytest.mark.parametrize("run_id", FP8_ACTIVATIONS)
+def test_fp8_runs_keep_less_than_the_page_counts(run_id: str) -> None:
+    assert Decimal("0.65") <= ratio(run_id) <= Decimal("0.95")
+
+
 def test_every_run_is_compared_or_named() -> None:
-    assert set(RUNS) == {*RESERVED, *ALLOCATED, *FLOAT8_ALL_GATHER, *NOT_MODELLED}
+    assert set(RUNS) == {*RESERVED, *ALLOCATED, *FLOAT8_ALL_GATHER, *FP8_ACTIVATIONS, *NOT_MODELLED}
 
 
 @pytest.mark.parametrize("run_id", FLOAT8_ALL_GATHER)
