@@ -10,6 +10,7 @@ Key names as the frameworks spell them: Hugging Face ``TrainingArguments``
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 
 def hugging_face(micro: int, steps: int, gpus: int) -> str:
@@ -51,6 +52,49 @@ def accelerate(micro: int, steps: int, gpus: int) -> str:
         f"# Avvio: accelerate launch --num_processes {gpus} train.py\n"
     )
 
+
+@dataclass(frozen=True)
+class Parallel:
+    """The model-parallel degrees beside the data-parallel replicas (1: not used)."""
+
+    tensor: int = 1
+    pipeline: int = 1
+    context: int = 1
+    expert: int = 1
+
+
+def megatron(micro: int, steps: int, replicas: int, parallel: Parallel) -> str:
+    """Megatron-LM's arguments (``ModelParallelConfig`` and ``--micro-batch-size``/``--global-batch-size``, as
+    NVIDIA/Megatron-LM@d98e8a64ddf34856e74b24714e3bedb2f5a39553 names them; NeMo's ``model.*`` keys are the same):
+    the global batch counts the data-parallel replicas only."""
+    return (
+        f"tensor_model_parallel_size: {parallel.tensor}\n"
+        f"pipeline_model_parallel_size: {parallel.pipeline}\n"
+        f"context_parallel_size: {parallel.context}\n"
+        f"expert_model_parallel_size: {parallel.expert}\n"
+        f"micro_batch_size: {micro}\n"
+        f"global_batch_size: {micro * steps * replicas}\n"
+        f"# GPU: {parallel.tensor * parallel.pipeline * parallel.context * replicas}"
+        f" = TP × PP × CP × DP ({replicas} repliche dei dati)\n"
+    )
+
+
+def torchtitan(micro: int, steps: int, replicas: int, parallel: Parallel) -> str:
+    """torchtitan's ``[parallelism]`` section (``ParallelismConfig`` at
+    pytorch/torchtitan@b5bcd76c66d0acb1a08b176d9639425bc55e0b2a): FSDP shards over the data-parallel replicas."""
+    return (
+        "[parallelism]\n"
+        "data_parallel_replicate_degree = 1\n"
+        f"data_parallel_shard_degree = {replicas}\n"
+        f"tensor_parallel_degree = {parallel.tensor}\n"
+        f"pipeline_parallel_degree = {parallel.pipeline}\n"
+        f"context_parallel_degree = {parallel.context}\n"
+        f"expert_parallel_degree = {parallel.expert}\n"
+        f"# Micro-batch {micro}, {steps} passi di accumulo: il batch globale è {micro * steps * replicas} campioni\n"
+    )
+
+
+PARALLEL_SNIPPETS = {"config_megatron": megatron, "config_torchtitan": torchtitan}
 
 SNIPPETS = {
     "config_hf": hugging_face,

@@ -28,12 +28,15 @@ from ..form.model import (
 )
 from ..form.numbers import format_decimal, format_integer
 from ..llm.accumulation_plan import Plan, largest_micro_batch, plan, plan_exact
-from ..llm.framework_configs import SNIPPETS
+from ..llm.framework_configs import PARALLEL_SNIPPETS, SNIPPETS, Parallel
 from ..llm.units import GB_PER_GIB, GB_PER_MB
 from .accumulation_chart import accumulation_chart
 from .gpu_fields import fit_verdict, gpu_memory_field, gpu_presets, reserve_field
 
 DIRECT, TARGET, ON_GPU = "diretto", "obiettivo", "gpu"
+# TP, PP, CP, EP: written in the Megatron-LM and torchtitan configs; the batch is planned over data_parallel_gpus only.
+MODEL_PARALLEL = {"tensor_parallel": "Parallelismo tensoriale", "pipeline_parallel": "Parallelismo a pipeline",
+                  "context_parallel": "Parallelismo di contesto", "expert_parallel": "Parallelismo degli esperti"}
 PLANNED = (TARGET, ON_GPU)
 # How a framework counts the optimizer steps of an epoch of N samples, with L micro-batches per GPU.
 ROUND_UP, ROUND_DOWN, DROP_LAST = "eccesso", "difetto", "drop_last"
@@ -209,6 +212,8 @@ def compute(values: Values) -> Outputs:
         "tokens_per_step": Decimal(given.sequence_length * effective) if given.sequence_length is not None else None,
     }
     outputs.update({key: snippet(b, a, g) for key, snippet in SNIPPETS.items()})
+    parallel = Parallel(*(int(value) if isinstance(value := values.get(key), Decimal) else 1 for key in MODEL_PARALLEL))
+    outputs.update({key: snippet(b, a, g, parallel) for key, snippet in PARALLEL_SNIPPETS.items()})
     return outputs
 
 
@@ -328,6 +333,9 @@ CALCULATOR = Calculator(
             group="Batching",
             help="Repliche del modello che elaborano micro-batch diversi in parallelo (g).",
         ),
+        *(Field(id=key, label=label, default="1", unit="GPU", group="Parallelismo del modello", maximum=Decimal(1024),
+                help="Solo per le configurazioni di Megatron-LM e torchtitan: non aggiunge campioni al batch.")
+          for key, label in MODEL_PARALLEL.items()),
         Field(
             id="activation_per_sample_gb", label="Attivazione per campione", default="0,5", kind=Kind.DECIMAL,
             unit="GB", unit_from="activation_unit", group="Memoria", minimum=Decimal(0), exclusive_minimum=True,
@@ -400,6 +408,8 @@ CALCULATOR = Calculator(
         Result("config_deepspeed", "DeepSpeed (file JSON di configurazione)", format=Format.CODE, primary=False),
         Result("config_lightning", "PyTorch Lightning (Trainer)", format=Format.CODE, primary=False),
         Result("config_accelerate", "Hugging Face Accelerate (Accelerator)", format=Format.CODE, primary=False),
+        Result("config_megatron", "Megatron-LM e NeMo (parallelismo e batch)", format=Format.CODE, primary=False),
+        Result("config_torchtitan", "torchtitan ([parallelism] del file TOML)", format=Format.CODE, primary=False),
     ),
     compute=compute,
     check=check,
