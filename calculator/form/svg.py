@@ -6,7 +6,7 @@ light and dark themes; each chart has a title and a text description.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from html import escape
 
@@ -17,37 +17,86 @@ BAR_HEIGHT = 36
 LEGEND_ROW = 24
 
 
-def stacked_bar(title: str, parts: Sequence[tuple[str, Decimal]], unit: str, width: int = WIDTH) -> str:
-    """One horizontal bar split into labelled parts, with a legend below it; ``width`` in the chart's units (a
-    narrow chart, beside the results, keeps its text readable)."""
+def stacked_bar(title: str, parts: Sequence[tuple[str, Decimal]], unit: str, width: int = WIDTH,
+                capacity: Decimal | None = None, reserve: Decimal = Decimal(0),
+                capacity_label: str = "Memoria della GPU") -> str:
+    """One horizontal bar split into labelled parts on an axis in ``unit``, with an HTML legend after it (text that
+    stays readable on a phone); ``width`` in the chart's units. With a ``capacity`` (the card's memory) the axis
+    reaches it, a dashed line marks it, the ``reserve`` below it is shaded and what goes past it is drawn as overflow."""
     total = sum((value for _, value in parts), Decimal(0))
+    top = max(total, capacity or Decimal(0))
     description = "; ".join(f"{label}: {format_decimal(value)} {unit}" for label, value in parts)
-    height = BAR_HEIGHT + 16 + LEGEND_ROW * len(parts)
+    description += f"; totale {format_decimal(total)} {unit}"
+    if capacity is not None:
+        description += f"; {capacity_label}: {format_decimal(capacity)} {unit}"
+    bar_top, height = 8, BAR_HEIGHT + 8 + AXIS_HEIGHT
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="calc-chart" viewBox="0 0 {width} {height}"'
         f' role="img" aria-labelledby="calc-chart-title calc-chart-desc">',
         f'<title id="calc-chart-title">{escape(title)}</title>',
-        f'<desc id="calc-chart-desc">{escape(description)}; totale {format_decimal(total)} {unit}</desc>',
+        f'<desc id="calc-chart-desc">{escape(description)}</desc>',
     ]
-    x = Decimal(0)
+    room = Decimal(width - 2)
+
+    def x(value: Decimal) -> Decimal:
+        return value / top * room + 1 if top > 0 else Decimal(1)
+
+    start = Decimal(0)
     for index, (label, value) in enumerate(parts):
-        share = value / total * width if total > 0 else Decimal(0)
+        share = x(start + value) - x(start)
         if share > 0:
             out.append(
-                f'<rect class="calc-part-{index}" x="{_n(x)}" y="0" width="{_n(share)}" height="{BAR_HEIGHT}">'
-                f"<title>{escape(label)}: {escape(format_decimal(value))} {escape(unit)}</title></rect>"
+                f'<rect class="calc-part-{index}" x="{_n(x(start))}" y="{bar_top}" width="{_n(share)}"'
+                f' height="{BAR_HEIGHT}"><title>{escape(label)}: {escape(format_decimal(value))} {escape(unit)}</title>'
+                "</rect>"
             )
-        x += share
-    for index, (label, value) in enumerate(parts):
-        y = BAR_HEIGHT + 16 + LEGEND_ROW * index
-        percent = format_decimal(value / total * 100) if total > 0 else "0"
-        out.append(
-            f'<rect class="calc-part-{index}" x="0" y="{y}" width="14" height="14"/>'
-            f'<text x="22" y="{y + 12}">{escape(label)}: {escape(format_decimal(value))} {escape(unit)}'
-            f" ({percent} %)</text>"
-        )
+        start += value
+    entries = [(f"calc-part-{index}", f"{label}: {format_decimal(value)} {unit}" + (
+        f" ({format_decimal(value / total * 100)} %)" if total > 0 else "")) for index, (label, value) in enumerate(parts)]
+    if capacity is not None and top > 0:
+        if reserve > 0:
+            low = max(capacity - reserve, Decimal(0))
+            out.append(f'<rect class="calc-reserve" x="{_n(x(low))}" y="0" width="{_n(x(capacity) - x(low))}"'
+                       f' height="{bar_top - 2}"/>')
+            entries.append(("calc-reserve", f"Riserva del framework: {format_decimal(reserve)} {unit}"))
+        if total > capacity:
+            out.append(f'<rect class="calc-overflow" x="{_n(x(capacity))}" y="{bar_top}"'
+                       f' width="{_n(x(total) - x(capacity))}" height="{BAR_HEIGHT}"/>')
+            entries.append(("calc-overflow", f"Oltre la memoria della GPU: {format_decimal(total - capacity)} {unit}"))
+        out.append(f'<line class="calc-limit" x1="{_n(x(capacity))}" y1="0" x2="{_n(x(capacity))}"'
+                   f' y2="{bar_top + BAR_HEIGHT + 4}" stroke="currentColor" stroke-width="2" stroke-dasharray="5 4"/>')
+        entries.append(("calc-limit", f"{capacity_label}: {format_decimal(capacity)} {unit}"))
+    out.append(_axis(x, top, unit, bar_top + BAR_HEIGHT, width))
     out.append("</svg>")
+    return "".join(out) + legend(entries)
+
+
+AXIS_HEIGHT = 30
+
+
+def _axis(x: Callable[[Decimal], Decimal], top: Decimal, unit: str, y: int, width: int) -> str:
+    """A horizontal axis under a bar: 0, the middle and the top, in ``unit``."""
+    ticks = [Decimal(0), top / 2, top] if top > 0 else [Decimal(0)]
+    out = [f'<line class="calc-axis" x1="1" y1="{y + 2}" x2="{width - 1}" y2="{y + 2}"/>']
+    for index, value in enumerate(ticks):
+        anchor = ("start", "middle", "end")[index]
+        out.append(f'<line class="calc-axis" x1="{_n(x(value))}" y1="{y + 2}" x2="{_n(x(value))}" y2="{y + 7}"/>'
+                   f'<text class="calc-tick" x="{_n(x(value))}" y="{y + 22}" text-anchor="{anchor}">'
+                   f"{escape(format_decimal(value))}"
+                   f"{' ' + escape(unit) if index == len(ticks) - 1 else ''}</text>")
     return "".join(out)
+
+
+def legend(entries: Sequence[tuple[str, str]]) -> str:
+    """A chart's legend as HTML text after it (readable on a phone, where the chart's own text would shrink), one
+    swatch per entry, coloured by its class; hidden from screen readers, which read the chart's description."""
+    items = "".join(f'<li><span class="calc-swatch {escape(css)}"></span>{escape(text)}</li>' for css, text in entries)
+    return f'<ul class="calc-legend" aria-hidden="true">{items}</ul>'
+
+
+def svg_part(chart: str) -> str:
+    """The SVG of a chart, without the HTML legend after it."""
+    return chart[: chart.index("</svg>") + len("</svg>")] if "</svg>" in chart else chart
 
 
 def svg_number(value: Decimal) -> str:
@@ -84,12 +133,11 @@ def phase_bars(title: str, components: Sequence[str], rows: Sequence[tuple[str, 
                limit: Decimal | None = None, limit_label: str = "") -> str:
     """One stacked bar per row (a phase) under its label and total, parts in the order of ``components``, on one
     scale; a dashed line marks ``limit`` (the card's memory), so that a bar that crosses it is seen to. Narrow
-    (it sits beside the results), with a legend of one entry per line."""
+    (it sits beside the results), with an HTML legend after it."""
     width, row, bar = 250, 50, 22
     top = max([sum(parts, Decimal(0)) for _, parts in rows] + [limit or Decimal(0)])
     room = Decimal(width - 4)
-    legend_top = row * len(rows) + 10
-    height = legend_top + LEGEND_ROW * len(components) + 4
+    height = row * len(rows) + 4
     description = "; ".join(f"{label}: {format_decimal(sum(parts, Decimal(0)))} {unit}" for label, parts in rows)
     if limit is not None:
         description += f"; {limit_label}: {format_decimal(limit)} {unit}"
@@ -115,18 +163,10 @@ def phase_bars(title: str, components: Sequence[str], rows: Sequence[tuple[str, 
         out.append(f'<line class="calc-limit" x1="{_n(x)}" y1="18" x2="{_n(x)}" y2="{row * len(rows)}"'
                    ' stroke="currentColor" stroke-width="2" stroke-dasharray="5 4">'
                    f"<title>{escape(limit_label)}: {escape(format_decimal(limit))} {escape(unit)}</title></line>")
-    out.append('<g class="calc-legend">')  # a cropped copy (kept in view on narrow screens) shows the bars only
-    for index, label in enumerate(components):
-        y = legend_top + LEGEND_ROW * index
-        out.append(f'<rect class="calc-part-{index}" x="0" y="{y}" width="14" height="14"/>'
-                   f'<text x="22" y="{y + 12}">{escape(label)}</text>')
+    entries = [(f"calc-part-{index}", label) for index, label in enumerate(components)]
     if limit is not None:
-        y = legend_top + LEGEND_ROW * len(components)
-        out.append(f'<line x1="0" y1="{y + 7}" x2="14" y2="{y + 7}" stroke="currentColor" stroke-width="2"'
-                   f' stroke-dasharray="5 4"/><text x="22" y="{y + 12}">{escape(limit_label)}</text>')
-        out[0] = out[0].replace(f'0 0 {width} {height}"', f'0 0 {width} {height + LEGEND_ROW}"')
-    out.append("</g>")
-    return "".join([*out, "</svg>"])
+        entries.append(("calc-limit", f"{limit_label}: {format_decimal(limit)} {unit}"))
+    return "".join([*out, "</svg>"]) + legend(entries)
 
 
 _n = svg_number

@@ -253,11 +253,16 @@ def chart(values: Values, outputs: Outputs) -> str:
     if values["convention"] == DEEPSPEED:
         return stacked_bar("Memoria per GPU, per componente", [
             ("Stati del modello (stimatore di DeepSpeed)", number(outputs, "states_gb")),
-            ("Attivazioni", number(outputs, "activations_gb"))], "GB", NARROW)
+            ("Attivazioni", number(outputs, "activations_gb"))], "GB", NARROW, *card_memory(values))
     parts = [(label, number(outputs, key)) for key, label in (
         ("weights_per_gpu_gb", "Pesi"), ("gradients_per_gpu_gb", "Gradienti"),
         ("optimizer_per_gpu_gb", "Stati dell'ottimizzatore"), ("activations_gb", "Attivazioni"))]
-    return stacked_bar("Memoria per GPU, per componente", parts, "GB", NARROW)
+    return stacked_bar("Memoria per GPU, per componente", parts, "GB", NARROW, *card_memory(values))
+
+
+def card_memory(values: Values) -> tuple[Decimal, Decimal]:
+    """The card's memory and the framework's reserve, drawn on the memory bar."""
+    return number(values, "gpu_memory_gb"), number(values, "reserve_gb")
 
 
 def optimizer_table() -> Table:

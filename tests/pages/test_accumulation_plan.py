@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from calculator import respond
 from calculator.form.numbers import format_decimal, format_exact_field, format_integer, parse_number
+from calculator.form.svg import svg_part
 from calculator.llm.accumulation_plan import largest_divisor_at_most, plan, plan_exact
 from calculator.pages.gradient_accumulation import plan_note
 
@@ -185,7 +186,7 @@ def test_configs_parse_back_and_agree_with_the_effective_batch(mode: str, gpus: 
 
 @pytest.mark.parametrize(("steps", "points"), [("8", 16), ("1", 8), ("3", 8), ("40", 64), ("500", 64)])
 def test_chart_points_and_flat_memory(steps: str, points: int) -> None:
-    svg = ET.fromstring(str(respond(request(ACC, accumulation_steps=steps))["chart"]))
+    svg = ET.fromstring(svg_part(str(respond(request(ACC, accumulation_steps=steps))["chart"])))
     ns = "{http://www.w3.org/2000/svg}"
     lines = {line.get("data-series"): line.get("points", "").split() for line in svg.iter(f"{ns}polyline")}
     assert len(lines["batch"]) == len(lines["memory"]) == points

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from calculator import respond
+from calculator.form.svg import svg_part
 from calculator.llm.optimizers import RECIPES
 from calculator.pages.vram import CALCULATOR, SHAPE_FIELDS, ZERO_STAGES, compute
 
@@ -86,7 +87,7 @@ def test_recipes_match_their_sources() -> None:
 
 def test_chart_is_well_formed_svg_with_four_parts() -> None:
     answer = respond(request(VRAM, gpus="8", zero_stage="3"))
-    svg = ET.fromstring(str(answer["chart"]))
+    svg = ET.fromstring(svg_part(str(answer["chart"])))
     ns = "{http://www.w3.org/2000/svg}"
     assert svg.tag == f"{ns}svg" and svg.get("role") == "img"
     assert svg.find(f"{ns}title") is not None
@@ -96,14 +97,30 @@ def test_chart_is_well_formed_svg_with_four_parts() -> None:
     bars = [r for r in svg.findall(f"{ns}rect") if r.find(f"{ns}title") is not None]
     assert len(bars) == 4
     width = float(svg.get("viewBox", "").split()[2])  # narrow: it sits beside the verdict
-    assert abs(sum(float(r.get("width", "0")) for r in bars) - width) < 0.1
-    assert len(svg.findall(f"{ns}text")) == 4
+    # 16 GB on the default card (85,9 GB): the bar fills its share of the axis, which reaches the card's memory.
+    assert abs(sum(float(r.get("width", "0")) for r in bars) - (width - 2) * 16 / 85.9) < 0.1
+    assert [t.text for t in svg.findall(f"{ns}text")] == ["0", "42,95", "85,9 GB"]  # the axis, in GB
+    legend = ET.fromstring(str(answer["chart"])[len(svg_part(str(answer["chart"]))):])  # HTML, readable on a phone
+    assert [li.find("span").tail for li in legend] == [  # type: ignore[union-attr]
+        "Pesi: 1,75 GB (10,94 %)", "Gradienti: 1,75 GB (10,94 %)", "Stati dell'ottimizzatore: 10,5 GB (65,62 %)",
+        "Attivazioni: 2 GB (12,5 %)", "Riserva del framework: 2 GB", "Memoria della GPU: 85,9 GB"]
+
+
+def test_the_card_and_what_overflows_it_are_drawn_on_the_bar() -> None:
+    chart = str(respond(request(VRAM, gpu_memory_gb="24"))["chart"])
+    svg = ET.fromstring(svg_part(chart))
+    ns = "{http://www.w3.org/2000/svg}"
+    overflow = [r for r in svg.findall(f"{ns}rect") if r.get("class") == "calc-overflow"]
+    limit = [line for line in svg.findall(f"{ns}line") if line.get("class") == "calc-limit"]
+    assert len(overflow) == 1 and len(limit) == 1
+    assert overflow[0].get("x") == limit[0].get("x1")  # the overflow starts at the card's memory
+    assert "Oltre la memoria della GPU: 90 GB" in chart  # 114 GB on 24 GB
 
 
 def test_chart_with_no_memory_draws_no_bar() -> None:
     answer = respond(request(VRAM, parameters_billion="0,001", activation_gb="0"))
     assert "<svg" in str(answer["chart"])
-    ET.fromstring(str(answer["chart"]))
+    ET.fromstring(svg_part(str(answer["chart"])))
 
 
 # Addresses the VRAM page was opened with before the step convention (the accumulation, activation and LoRA pages'
