@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from ..form.glance import margin_tones
+from ..form.evaluate import evaluate
 from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Table, Values, integer, number
 from ..form.numbers import format_decimal, format_integer
 from ..form.svg import phase_bars, stacked_bar
@@ -265,6 +266,12 @@ def card_memory(values: Values) -> tuple[Decimal, Decimal]:
     return number(values, "gpu_memory_gb"), number(values, "reserve_gb")
 
 
+def parallel_table() -> Table:
+    """The article's figure: Llama 3.1 70B at 8192 tokens with full checkpointing, on 32 GPUs laid out five ways."""
+    texts = {**{f.id: f.default for f in CALCULATOR.fields}, **CALCULATOR.examples["passo_70b_tabella"]}
+    return vram_compare.layout_table(evaluate(CALCULATOR, texts).values)
+
+
 def optimizer_table() -> Table:
     """The article's bytes per parameter, one row per recipe, from ``RECIPES`` itself."""
     rows = []
@@ -452,7 +459,7 @@ CALCULATOR = Calculator(
     glance=("per_gpu_gb", "smi_gib", "fit", "max_micro_batch", "grafico"),
     tones=margin_tones("fit", "headroom_gb", told="fit_tone", none_fits=("max_micro_batch",), also=("advice",)),
     fold=("Forma del modello (per Adafactor)",),
-    tables={"ottimizzatori": optimizer_table},
+    tables={"ottimizzatori": optimizer_table, "parallelismi": parallel_table},
     presets=(*presets_for(VRAM), *gpu_presets()),
     feeds=(
         Feed("accumulo", "accumulo-del-gradiente",
@@ -510,6 +517,8 @@ CALCULATOR = Calculator(
         "passo_70b_scala": {**LLAMA_31_70B, "convention": STEP, "sequence_length": "8192", "gpus": "32",
                             "zero_stage": "3", "tensor_parallel": "4", "pipeline_parallel": "4",
                             "accumulation_steps": "8", "inverse": "on"},
+        "passo_70b_tabella": {**LLAMA_31_70B, "convention": STEP, "sequence_length": "8192", "gpus": "32",
+                              "zero_stage": "3", "checkpointing": "completo", "accumulation_steps": "16"},
         "passo_70b_confronto": {**LLAMA_31_70B, "convention": STEP, "sequence_length": "8192", "gpus": "32",
                                 "zero_stage": "3", "checkpointing": "completo", "cfr_b_method": "lora",
                                 "cfr_b_gpus": "8", "cfr_c_tensor_parallel": "8", "cfr_c_pipeline_parallel": "4",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ..form.model import Field, Format, Kind, Option, Result, Value, Values
+from ..form.model import Field, Format, Kind, Option, Result, Table, Value, Values
 from ..form.numbers import format_decimal
 from ..form.svg import phase_bars
 from ..llm import training_step as ts
@@ -133,3 +133,40 @@ def chart(values: Values, specs: dict[str, Field]) -> str:
 RESULT = Result("comparison", "Confronto delle configurazioni", format=Format.TEXT, modes=(vram_step.STEP,),
                 help="Il picco allocato e la cifra di nvidia-smi di A e delle configurazioni B, C, D; il grafico le"
                      " mette una sotto l'altra sulla stessa scala.")
+
+
+# The article's figure: one model, one sequence, the same 32 GPUs laid out five ways (ZeRO-1 with a pipeline, as
+# Megatron-LM and torchtitan keep a stage's weights whole; ZeRO-3 otherwise).
+LAYOUTS: tuple[tuple[str, dict[str, int | str | bool]], ...] = (
+    ("FSDP (ZeRO-3) su 32 GPU", {"gpus": 32, "zero_stage": "3"}),
+    ("TP 8 × DP 4, ZeRO-3", {"gpus": 32, "tensor_parallel": 8, "zero_stage": "3", "sequence_parallel": True}),
+    ("TP 8 × CP 2 × DP 2, ZeRO-3", {"gpus": 32, "tensor_parallel": 8, "context_parallel": 2, "zero_stage": "3",
+                                    "sequence_parallel": True}),
+    ("TP 4 × PP 4 × DP 2, ZeRO-1", {"gpus": 32, "tensor_parallel": 4, "pipeline_parallel": 4, "zero_stage": "1",
+                                    "sequence_parallel": True}),
+    ("TP 4 × PP 4 (interleaved, v = 5) × DP 2, ZeRO-1",
+     {"gpus": 32, "tensor_parallel": 4, "pipeline_parallel": 4, "virtual_stages": 5, "zero_stage": "1",
+      "sequence_parallel": True}),
+)
+
+
+def layout_table(values: Values) -> Table:
+    """Per-GPU memory of the peak GPU for each layout of ``LAYOUTS``, by component, from the form's ``values``."""
+    rows = []
+    for name, change in LAYOUTS:
+        config: dict[str, Value] = {**values}
+        for key, value in change.items():
+            config[key] = value if isinstance(value, (str, bool)) else Decimal(value)
+        given = vram_step.read(config)
+        stage, result = max(vram_step.stage_steps(given), key=lambda pair: pair[1].allocated)
+        parts = result.peak.parts
+        cells = [format_decimal(parts[key] / BYTES_PER_GIB) for key in ("weights", "gradients", "optimizer")]
+        cells.append(format_decimal((parts["activations"] + parts["loss"]) / BYTES_PER_GIB))
+        rows.append((name, str(given.layout.data_parallel(given.gpus)), *cells,
+                     format_decimal(result.allocated / BYTES_PER_GIB),
+                     f"{STAGES[stage.name]}, {vram_step.PHASE_LABELS[result.peak.name]}"))
+    return Table(("Disposizione", "DP", "Pesi", "Gradienti", "Ottimizzatore", "Attivazioni e loss", "Picco (GiB)",
+                  "GPU e fase del picco"), tuple(rows), (False, True, True, True, True, True, True, False))
+
+
+STAGES = {"only": "ognuna", "first": "primo stadio", "last": "ultimo stadio"}

@@ -10,7 +10,7 @@ so each search is a bisection, and the answer is tight: one GPU, one card, one t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
@@ -85,11 +85,14 @@ def layouts(values: Values) -> list[Plan]:
 
         def at(k: int, base: Values = base, group: int = group) -> dict[str, Value]:
             return _with(base, gpus=Decimal(group * k))
+
+        def fits_at(k: int, at: Callable[[int], Values] = at) -> bool:
+            return fits(at(k))
         if not valid(at(1)):
             continue
         # Layouts up to twice the best so far are worth naming; beyond that, one look says no.
         bound = min(p.gpus for p in plans) * 2 if plans else MAX_GPUS
-        k = 1 if fits(at(1)) else par.smallest(lambda k, at=at: fits(at(k)), 2, max(bound // group, 2))
+        k = 1 if fits(at(1)) else par.smallest(fits_at, 2, max(bound // group, 2))
         if k is None:
             continue
         stage = chosen if chosen < 3 and valid(_with(at(k), zero_stage=str(chosen))) and fits(
@@ -103,7 +106,7 @@ def describe(plan: Plan) -> str:
     context = f" × CP {plan.context}" if plan.context > 1 else ""
     zero = f"ZeRO-{plan.stage}" if plan.stage else "senza ZeRO"
     return (f"TP {plan.tensor} × PP {plan.pipeline}{context} × DP {format_integer(plan.data)}, {zero}"
-            f" (≈ {format_decimal(plan.shown / BYTES_PER_GIB)} GiB)")
+            f" (nvidia-smi ≈ {format_decimal(plan.shown / BYTES_PER_GIB)} GiB)")
 
 
 def fewest_gpus(values: Values) -> tuple[str, Plan | None]:

@@ -48,7 +48,7 @@ def test_fewest_gpus_fits_and_no_layout_with_fewer_does(setup: dict[str, str]) -
     _, best = inv.fewest_gpus(values)
     if best is None:
         return
-    layout = {"tensor_parallel": Decimal(best.tensor), "pipeline_parallel": Decimal(best.pipeline),
+    layout: dict[str, Value] = {"tensor_parallel": Decimal(best.tensor), "pipeline_parallel": Decimal(best.pipeline),
               "gpus": Decimal(best.gpus), "zero_stage": str(best.stage)}
     assert inv.fits({**values, **layout})
     layers = int(str(values["layers"]))
