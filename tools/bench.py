@@ -226,7 +226,11 @@ def visit(context: Any, url: str, has_engine: bool = True, settle_ms: int = SETT
     page = context.new_page()
     page.wait_for_timeout(settle_ms)
     sizes: dict[str, int] = {}
-    page.on("requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"]))
+    def finished(request: Any) -> None:
+        with contextlib.suppress(Exception):  # a page closed meanwhile (the next visit has begun)
+            sizes[request.url] = request.sizes()["responseBodySize"]
+
+    page.on("requestfinished", finished)
     page.goto(url)
     if has_engine:
         page.wait_for_function("window.__bench && window.__bench.ready !== null", timeout=120_000)
@@ -368,9 +372,11 @@ def run(
         reference_page = site / "riferimento" / "index.html"
         reference_page.write_text(reference_page.read_text().replace("__PYODIDE_VERSION__", pyodide_version())
                          .replace("__ENGINE_BUILD__", engine_build_dir(site).name))
-        # The same site without its precompressed copies, as a plain static server sends it.
+        # The same site without its precompressed copies (not the snapshot, whose own name ends in .gz), as a plain
+        # static server sends it.
         plain_site = Path(tmp) / "plain"
-        shutil.copytree(site, plain_site, ignore=shutil.ignore_patterns("*.gz"))
+        shutil.copytree(site, plain_site, ignore=lambda folder, names: [
+            name for name in names if name.endswith(".gz") and name.removesuffix(".gz") in names])
         fast, slow, plain = serve(site, port=port), serve(site, throttle=THROTTLED), serve(plain_site)
         report: dict[str, Any] = {"runs": runs, "edits": edits, "loopback": {}, "plain_server": {},
                                   "throttled_40mbit_20ms": {}}

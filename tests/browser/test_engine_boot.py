@@ -124,22 +124,25 @@ def test_the_search_worker_waits_for_the_engine(engine_page: Page, server: Serve
     assert engine["readyAt"] is not None and searching["at"] >= engine["readyAt"]
 
 
-def test_the_search_box_used_before_the_engine_is_ready_starts_its_worker(engine_page: Page, server: Server) -> None:
-    def late(route) -> None:  # type: ignore[no-untyped-def]
-        time.sleep(6)  # the engine is still starting while the reader searches
-        route.continue_()
-
-    engine_page.route(SNAPSHOT, late)
-    engine_page.add_init_script(RECORD_WORKERS)
-    engine_page.goto(server.url + "accumulo-del-gradiente/")
-    search = engine_page.locator("input.md-search__input")
-    search.click()
-    search.press_sequentially("vram", delay=30)
-    expect(engine_page.locator(".md-search-result__item").first).to_be_visible(timeout=5_000)
-    expect(calculator(engine_page, "accumulo-del-gradiente")).to_have_attribute("data-state", "loading")
-    assert len(recorded(engine_page, SEARCH_WORKER)) == 1
-    expect(calculator(engine_page, "accumulo-del-gradiente")).to_have_attribute("data-state", "ready",
-                                                                              timeout=READY_TIMEOUT)
+def test_the_search_box_used_before_the_engine_is_ready_starts_its_worker(browser, site_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    # The snapshot answers late (from the server): the engine is still starting while the reader searches.
+    with serving(site_dir, delays={"snapshot.csn1.gz": 8}) as late:
+        watch = Watch()
+        context = watched_context(browser, late.host, watch, service_workers="block")
+        page = context.new_page()
+        watch_page(page, watch)
+        page.add_init_script(RECORD_WORKERS)
+        page.goto(late.url + "accumulo-del-gradiente/")
+        form = calculator(page, "accumulo-del-gradiente")
+        search = page.locator("input.md-search__input")
+        search.click()
+        search.press_sequentially("vram", delay=30)
+        expect(page.locator(".md-search-result__item").first).to_be_visible(timeout=5_000)
+        expect(form).to_have_attribute("data-state", "loading")
+        assert len(recorded(page, SEARCH_WORKER)) == 1
+        expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+        context.close()
+    assert watch.page_errors == [] and watch.foreign_requests == []
 
 
 def test_messages_sent_before_the_page_script_runs_are_kept(engine_page: Page, server: Server) -> None:
