@@ -35,9 +35,12 @@ def respond(request: object) -> dict[str, object]:
         return _pasted(calculator_id, request.get("paste"))
     if not isinstance(values, Mapping):
         values = {}
+    before = request.get("before")  # the previous request's values, after an edit: a changed unit converts
+    if not isinstance(before, Mapping):
+        before = {}
     try:
         calc = CALCULATORS[calculator_id]
-        evaluation = evaluate(calc, values)
+        evaluation = evaluate(calc, values, before)
         answer = {**evaluation.as_dict(), "tones": tones(calc, evaluation), "announce": announcement(calc, evaluation)}
     except ImportError:
         # Only in a browser whose standard library is still arriving (see engine-worker.mjs): try again.

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation, localcontext
 from urllib.parse import urlencode
 
 from .model import Calculator, ComputeError, FieldError, Kind, Problem, Value, read_field
-from .numbers import ambiguous_reading, format_exact_field, format_field, format_grouped
+from .numbers import ParseError, ambiguous_reading, format_exact_field, format_field, format_grouped, parse_number
 
 MESSAGE_EMPTY = "Inserisci un valore per visualizzare i risultati."
 MESSAGE_INVALID = "Correggi i valori segnalati per aggiornare i risultati."
@@ -21,7 +21,8 @@ class Evaluation:
 
     ``problems`` gives each field error's kind (a ``Problem`` value), ``mode``
     the mode that applies, ``units`` the unit each field with a chosen unit shows,
-    ``notes`` how a field's ambiguous text was read (shown next to the field, error or not).
+    ``notes`` how a field's ambiguous text was read (shown next to the field, error or not), ``rewrites``
+    the new text of each field converted because the reader changed its unit (the page puts it in the field).
     """
 
     status: str  # "ok" | "incomplete" | "invalid"
@@ -36,6 +37,7 @@ class Evaluation:
     units: dict[str, str] = field(default_factory=dict)
     links: dict[str, str] = field(default_factory=dict)  # feed id → query string for the sibling
     notes: dict[str, str] = field(default_factory=dict)  # field id → how its ambiguous text was read
+    rewrites: dict[str, str] = field(default_factory=dict)  # field id → its value converted to a new unit
 
     def as_dict(self) -> dict[str, object]:
         """The JSON-ready view: strings only."""
@@ -50,6 +52,7 @@ class Evaluation:
             "units": self.units,
             "links": self.links,
             "notes": self.notes,
+            "rewrites": self.rewrites,
         }
 
 
@@ -62,8 +65,46 @@ def as_text(raw: object) -> str:
     return raw if isinstance(raw, str) else ""
 
 
-def evaluate(calc: Calculator, texts: Mapping[str, object]) -> Evaluation:
-    """Validate every field, then compute and format the results."""
+def evaluate(calc: Calculator, texts: Mapping[str, object], before: Mapping[str, object] | None = None) -> Evaluation:
+    """Validate every field, then compute and format the results. ``before``: the texts of the previous request
+    after an edit, so that a value whose unit the reader changed is converted, not read again in the new unit."""
+    rewrites = conversions(calc, texts, before or {})
+    evaluation = _evaluate(calc, {**texts, **rewrites})
+    return replace(evaluation, rewrites=rewrites) if rewrites else evaluation
+
+
+def conversions(calc: Calculator, texts: Mapping[str, object], before: Mapping[str, object]) -> dict[str, str]:
+    """The new text of each field measured in a unit the reader just changed (its option and the previous one
+    have a ``scale``), when its own text did not change with it: "0,5" GB becomes "500" MB."""
+    rewrites = {}
+    for choice in calc.fields:
+        if choice.kind is not Kind.CHOICE or choice.id not in before:
+            continue
+        scales = {option.value: option.scale for option in choice.options}
+        old, new = scales.get(as_text(before[choice.id])), scales.get(as_text(texts.get(choice.id)))
+        if old is None or new is None or old == new:
+            continue
+        for spec in calc.fields:
+            text = as_text(texts.get(spec.id, ""))
+            if spec.unit_from != choice.id or text != as_text(before.get(spec.id)):
+                continue
+            try:
+                value = parse_number(text)
+            except ParseError:
+                continue  # a text that is not a number stays as typed
+            rewrites[spec.id] = converted(value * old / new)
+    return rewrites
+
+
+def converted(value: Decimal) -> str:
+    """A converted value as a field's text: six significant digits (within the decimals a field accepts)."""
+    with localcontext() as ctx:
+        ctx.prec = 6
+        rounded = +value
+    return format_exact_field(rounded)
+
+
+def _evaluate(calc: Calculator, texts: Mapping[str, object]) -> Evaluation:
     values: dict[str, Value] = {}
     failures: dict[str, FieldError] = {}
     mode = calc.mode(texts)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Enum
 
-from .numbers import ParseError, ParseProblem, format_decimal, format_integer, parse_number
+from .numbers import ParseError, ParseProblem, format_decimal, format_integer, parse_number, scale_memory
 
 
 class Kind(Enum):
@@ -21,10 +21,12 @@ class Kind(Enum):
 
 @dataclass(frozen=True)
 class Option:
-    """One entry of a choice field."""
+    """One entry of a choice field; a unit's option carries its ``scale`` (its size in a common unit), and a field
+    measured in that unit converts its value when the reader changes the unit (``evaluate.conversions``)."""
 
     value: str
     label: str
+    scale: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,8 @@ class Result:
         if isinstance(value, str):
             return value
         unit = unit or self.unit
+        if self.format is Format.NUMBER:  # one policy for memory: 1 880 MB read 1,88 GB, 0,0168 GB read 16,8 MB
+            value, unit = scale_memory(value, unit)
         if self.format is Format.COUNT:
             text = format_integer(int(value))
         elif self.format is Format.PERCENT:

@@ -152,6 +152,24 @@ def format_grouped(value: Decimal) -> str:
     return f"{sign}{grouped},{fraction}" if fraction else f"{sign}{grouped}"
 
 
+# Decimal memory units, each 1000 times the one before: a result in one of them is shown in the one that reads best
+# (no TB: a total over many GPUs still reads in GB, as the GPUs' memory does).
+MEMORY_UNITS = ("MB", "GB")
+
+
+def scale_memory(value: Decimal, unit: str) -> tuple[Decimal, str]:
+    """One unit policy for decimal memory: 1 000 MB and more in GB, under 1 GB in MB; zero, other units
+    (GiB, which nvidia-smi users read, counts…) as they are. ``1880.1 MB`` → ``1.8801 GB``."""
+    if unit not in MEMORY_UNITS or value == 0:
+        return value, unit
+    step = MEMORY_UNITS.index(unit)
+    while abs(value) >= 1000 and step < len(MEMORY_UNITS) - 1:
+        value, step = value / 1000, step + 1
+    while abs(value) < 1 and step > 0:
+        value, step = value * 1000, step - 1
+    return value, MEMORY_UNITS[step]
+
+
 def format_integer(value: int) -> str:
     """``1048576`` → ``"1.048.576"``."""
     sign = "-" if value < 0 else ""

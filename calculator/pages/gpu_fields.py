@@ -6,8 +6,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ..form.model import Field, Kind, Preset
-from ..form.numbers import format_decimal, format_field
+from ..form.numbers import format_decimal, format_field, scale_memory
 from ..llm.gpus import GPU_DEFAULT, GPUS
+from ..llm.units import GB_PER_GIB
 
 GPU_GROUP = "Compila con una GPU:"
 
@@ -34,9 +35,21 @@ def gpu_presets(modes: tuple[str, ...] = ()) -> tuple[Preset, ...]:
                  for gpu in GPUS)
 
 
+def gpu_size(memory_gb: Decimal) -> str:
+    """A GPU's memory in both units, as its vendor names it (GiB, which nvidia-smi shows) and in GB (10⁹ byte, the
+    unit of the fields): ``25,77`` → ``"24 GiB = 25,77 GB"``."""
+    return f"{format_decimal(memory_gb / GB_PER_GIB)} GiB = {format_decimal(memory_gb)} GB"
+
+
+def amount(gb: Decimal) -> str:
+    """A memory in GB as results show it: in MB under 1 GB (the form's one unit policy)."""
+    value, unit = scale_memory(gb, "GB")
+    return f"{format_decimal(value)} {unit}"
+
+
 def fit_verdict(memory_gb: Decimal, headroom_gb: Decimal) -> str:
     """Whether the plan fits a GPU of ``memory_gb``, with what is left over the reserve (or what is missing)."""
-    memory = format_decimal(memory_gb)
+    memory = gpu_size(memory_gb)
     if headroom_gb >= 0:
-        return f"Entra in una GPU da {memory} GB: restano {format_decimal(headroom_gb)} GB oltre la riserva."
-    return f"Non entra in una GPU da {memory} GB: mancano {format_decimal(-headroom_gb)} GB."
+        return f"Entra in una GPU da {memory}: restano {amount(headroom_gb)} oltre la riserva."
+    return f"Non entra in una GPU da {memory}: mancano {amount(-headroom_gb)}."

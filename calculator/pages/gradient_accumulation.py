@@ -54,7 +54,7 @@ GOALS = (
     Option(EXACT, "Il batch desiderato esatto"),
     Option(LARGEST, "Il micro-batch più grande (il batch può superare l'obiettivo)"),
 )
-UNITS = (Option("MB", "MB"), Option("GB", "GB"), Option("GiB", "GiB"))
+UNITS = (Option("MB", "MB", GB_PER_MB), Option("GB", "GB", Decimal(1)), Option("GiB", "GiB", GB_PER_GIB))
 IN_GB = {"MB": GB_PER_MB, "GB": Decimal(1), "GiB": GB_PER_GIB}
 
 

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from calculator import respond
-from calculator.form.numbers import format_decimal, format_exact_field, format_integer, parse_number
+from calculator.form.numbers import format_exact_field, format_integer, parse_number, scale_memory
 from calculator.form.svg import svg_part
 from calculator.llm.accumulation_plan import largest_divisor_at_most, plan, plan_exact
 from calculator.pages.gradient_accumulation import plan_note
@@ -80,12 +80,12 @@ def test_reverse_mode_results() -> None:
 # On a GPU: (GPU memory, model states, reserve, A, target) → (b, a, verdict, margin). The budget is what the
 # GPU leaves: 85,9 − 16 − 2 = 67,9 GB → 135 samples of 0,5 GB; 25,77 − 14 − 2 = 9,77 GB → 4 samples of 2 GB.
 GPU_PLANS = [
-    (("85,9", "16", "2", "0,5", "512"), ("135", "4", "Entra in una GPU da 85,9 GB: restano 0,4 GB oltre la riserva.",
-                                        "0,4 GB")),
-    (("25,77", "14", "2", "2", "64"), ("4", "16", "Entra in una GPU da 25,77 GB: restano 1,77 GB oltre la riserva.",
-                                      "1,77 GB")),
-    (("150,32", "40", "0", "1,5", "96"), ("73", "2", "Entra in una GPU da 150,32 GB: restano 0,82 GB oltre la riserva.",
-                                         "0,82 GB")),
+    (("85,9", "16", "2", "0,5", "512"),
+     ("135", "4", "Entra in una GPU da 80 GiB = 85,9 GB: restano 400 MB oltre la riserva.", "400 MB")),
+    (("25,77", "14", "2", "2", "64"),
+     ("4", "16", "Entra in una GPU da 24 GiB = 25,77 GB: restano 1,77 GB oltre la riserva.", "1,77 GB")),
+    (("150,32", "40", "0", "1,5", "96"),
+     ("73", "2", "Entra in una GPU da 140 GiB = 150,32 GB: restano 820 MB oltre la riserva.", "820 MB")),
 ]
 
 
@@ -198,11 +198,24 @@ def test_chart_points_and_flat_memory(steps: str, points: int) -> None:
     assert desc is not None and "resta 2 GB" in (desc.text or "")
 
 
-@pytest.mark.parametrize(("unit", "activation", "memory"), [("MB", "500", 2000), ("GiB", "0,5", 2), ("GB", "0,5", 2)])
-def test_units_follow_the_choice(unit: str, activation: str, memory: int) -> None:
-    shown = evaluation(ACC, activation_unit=unit, activation_per_sample_gb=activation)
-    assert shown.outputs["activation_memory"] == memory  # in the unit chosen ...
-    assert shown.results["activation_memory"] == f"{format_decimal(Decimal(memory))} {unit}"  # ... and labelled so
+@pytest.mark.parametrize(("unit", "activation", "memory", "shown"), [
+    ("MB", "500", 2000, "2 GB"), ("MB", "100", 400, "400 MB"), ("GiB", "0,5", 2, "2 GiB"), ("GiB", "0,1", "0.4", "0,4 GiB"),
+    ("GB", "0,5", 2, "2 GB"), ("GB", "0,1", "0.4", "400 MB"),
+])
+def test_units_follow_the_choice(unit: str, activation: str, memory: int | str, shown: str) -> None:
+    answer = evaluation(ACC, activation_unit=unit, activation_per_sample_gb=activation)
+    assert answer.outputs["activation_memory"] == Decimal(memory)  # in the unit chosen ...
+    assert answer.results["activation_memory"] == shown  # ... shown in MB or GB as reads best; GiB stays GiB
+
+
+@given(st.decimals(min_value=Decimal("0.001"), max_value=Decimal(10**7), places=3), st.sampled_from(["MB", "GB"]))
+def test_one_unit_policy_for_memory(value: Decimal, unit: str) -> None:
+    """A decimal memory reads in MB under 1 GB and in GB from 1 000 MB, and means the same amount."""
+    scaled, shown_unit = scale_memory(value, unit)
+    in_mb = {"MB": Decimal(1), "GB": Decimal(1000)}
+    assert scaled * in_mb[shown_unit] == value * in_mb[unit]
+    assert (1 <= scaled < 1000) or (shown_unit == "MB" and scaled < 1) or (shown_unit == "GB" and scaled >= 1000)
+    assert scale_memory(value, "GiB") == (value, "GiB")
 
 
 def test_optional_extras() -> None:

@@ -10,6 +10,7 @@ import pytest
 from calculator import CALCULATORS, respond
 from calculator.form.numbers import format_field, parse_number
 from calculator.llm.gpus import GPUS
+from calculator.pages.gpu_fields import gpu_size
 
 from ..support.outputs import evaluation, outputs
 
@@ -78,7 +79,7 @@ def test_the_accumulation_page_agrees(params: str, a: str, gpus: str, stage: str
     acc = evaluation(ACC, query, target_effective_batch=str(target))
     assert acc.status == "ok", acc.errors
     assert (acc.outputs["micro_batch_fit"], acc.outputs["accumulation_needed"]) == (Decimal(b), Decimal(4))
-    assert str(acc.outputs["gpu_fit"]).startswith(f"Entra in una GPU da {memory} GB")
+    assert str(acc.outputs["gpu_fit"]).startswith(f"Entra in una GPU da {gpu_size(parse_number(memory))}:")
     per_sample = parse_number(a)
     same = outputs(VRAM, {**vram_values, "activation_gb": format_field(b * per_sample)})
     vram_margin, acc_margin = same["headroom_gb"], acc.outputs["gpu_headroom_gb"]
@@ -90,9 +91,9 @@ def test_the_verdict_names_the_gpu_and_the_margin() -> None:
     results = answer(VRAM, {"parameters_billion": "1", "activation_gb": "4", "gpu_memory_gb": "25,77",
                             "reserve_gb": "2"})["results"]
     assert results == {**results, "per_gpu_gb": "20 GB", "headroom_gb": "3,77 GB",  # type: ignore[dict-item]
-                       "fit": "Entra in una GPU da 25,77 GB: restano 3,77 GB oltre la riserva."}
+                       "fit": "Entra in una GPU da 24 GiB = 25,77 GB: restano 3,77 GB oltre la riserva."}
     results = answer(VRAM, {"parameters_billion": "2", "gpu_memory_gb": "25,77"})["results"]
-    assert results["fit"] == "Non entra in una GPU da 25,77 GB: mancano 10,23 GB."  # type: ignore[index]
+    assert results["fit"] == "Non entra in una GPU da 24 GiB = 25,77 GB: mancano 10,23 GB."  # type: ignore[index]
 
 
 @pytest.mark.browser
@@ -117,10 +118,10 @@ def test_a_gpu_button_fills_the_memory_and_the_verdict_follows(page, server) -> 
     expect(acc.locator('[name="mode"]')).to_have_value("gpu")
     expect(acc.locator('[name="gpu_memory_gb"]')).to_be_visible()
     expect(output(acc, "micro_batch_fit")).to_have_text(expected["results"]["max_micro_batch"])  # type: ignore[index]
-    expect(output(acc, "gpu_fit")).to_contain_text("Entra in una GPU da 25,77 GB")
+    expect(output(acc, "gpu_fit")).to_contain_text("Entra in una GPU da 24 GiB = 25,77 GB")
     acc.get_by_role("button", name="A100 40GB").click()
     expect(acc.locator('[name="gpu_memory_gb"]')).to_have_value("42,95")
-    expect(output(acc, "gpu_fit")).to_contain_text("Entra in una GPU da 42,95 GB")
+    expect(output(acc, "gpu_fit")).to_contain_text("Entra in una GPU da 40 GiB = 42,95 GB")
     acc.locator('[name="mode"]').select_option("diretto")
     expect(acc.get_by_role("button", name="A100 40GB")).to_be_hidden()
     expect(acc.locator('[name="gpu_memory_gb"]')).to_be_hidden()

@@ -126,12 +126,12 @@ def test_chart_with_no_memory_draws_no_bar() -> None:
 # Addresses the VRAM page was opened with before the step convention (the accumulation, activation and LoRA pages'
 # links, and readers' own), with the results they showed then (computed at 67366d0): they open unchanged.
 OLD_LINKS = [
-    ({"activation_gb": "16", "gpus": "4"}, {"per_gpu_gb": "128 GB", "fit": "Non entra in una GPU da 85,9 GB: mancano"
-                                                                        " 44,1 GB."}),
+    ({"activation_gb": "16", "gpus": "4"},
+     {"per_gpu_gb": "128 GB", "fit": "Non entra in una GPU da 80 GiB = 85,9 GB: mancano 44,1 GB."}),
     ({"parameters_billion": "6,74"}, {"per_gpu_gb": "109,84 GB"}),
     ({"parameters_billion": "13", "gpus": "8", "zero_stage": "3", "activation_per_sample_gb": "0,5"},
-     {"per_gpu_gb": "28 GB", "max_micro_batch": "115", "fit": "Entra in una GPU da 85,9 GB: restano 55,9 GB oltre la"
-                                                              " riserva."}),
+     {"per_gpu_gb": "28 GB", "max_micro_batch": "115",
+      "fit": "Entra in una GPU da 80 GiB = 85,9 GB: restano 55,9 GB oltre la riserva."}),
     ({"optimizer": "adamw_8bit", "gradient_precision": "32", "activation_gb": "0"}, {"per_gpu_gb": "84 GB"}),
 ]
 

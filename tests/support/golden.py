@@ -26,9 +26,9 @@ RESULTS: list[tuple[dict[str, Any], dict[str, str]]] = [
     # Accumulation raises E and leaves M alone.
     (request(ACC, accumulation_steps="16"), {"effective_batch": "64", "activation_memory": "2 GB"}),
     (request(ACC, micro_batch="3", activation_per_sample_gb="0,25"),
-     {"effective_batch": "24", "activation_memory": "0,75 GB"}),
+     {"effective_batch": "24", "activation_memory": "750 MB"}),
     (request(ACC, micro_batch="1", accumulation_steps="1", activation_per_sample_gb="0.001"),
-     {"effective_batch": "1", "activation_memory": "0,001 GB"}),
+     {"effective_batch": "1", "activation_memory": "1 MB"}),
     (request(ACC, micro_batch="1024", accumulation_steps="1024", data_parallel_gpus="1"),
      {"effective_batch": "1.048.576", "activation_memory": "512 GB"}),
     # Upper bounds together: exact and readable.
@@ -91,7 +91,7 @@ RESULTS += [
       "optimizer_gb": "42 GB", "activations_gb": "2 GB", "bytes_per_parameter": "10 B"}),
     (request(VRAM, optimizer="sgd_momentum", parameters_billion="6,74", activation_gb="0,5"),
      {"per_gpu_gb": "81,38 GB", "total_gb": "81,38 GB", "weights_gb": "13,48 GB", "gradients_gb": "13,48 GB",
-      "optimizer_gb": "53,92 GB", "activations_gb": "0,5 GB", "bytes_per_parameter": "12 B"}),
+      "optimizer_gb": "53,92 GB", "activations_gb": "500 MB", "bytes_per_parameter": "12 B"}),
     (request(VRAM, optimizer="adamw_fp32", parameters_billion="70", activation_gb="10", gpus="8", zero_stage="3"),
      {"per_gpu_gb": "150 GB", "total_gb": "1.130 GB", "weights_gb": "280 GB", "gradients_gb": "280 GB",
       "optimizer_gb": "560 GB", "activations_gb": "10 GB", "bytes_per_parameter": "16 B"}),

@@ -119,6 +119,18 @@ function setField(control, value) {
   }
 }
 
+/** Put the values Python converted to a new unit into their fields, unless typed over since; whether any changed. */
+function rewrite(form, response, sent) {
+  let changed = false;
+  for (const [name, text] of Object.entries(JSON.parse(response).rewrites ?? {})) {
+    const control = form.elements.namedItem(name);
+    if (!(control instanceof HTMLInputElement) || control.value !== sent[name] || control.value === text) continue;
+    control.value = text;
+    changed = true;
+  }
+  return changed;
+}
+
 /** Whether a field holds a preset's text (the rule of render.pressed). */
 function holds(control, value) {
   if (control instanceof HTMLInputElement && control.type === "checkbox") {
@@ -318,6 +330,7 @@ export function mountEngine(form, restored) {
   const calculator = form.dataset.calculator;
   const status = form.querySelector("[data-engine-status]");
   let latest = 0;
+  let computed = null; // the values of the last answer shown
   // Values not yet computed: typed, or taken from the address or this device.
   let edited = restored;
 
@@ -328,10 +341,16 @@ export function mountEngine(form, restored) {
     }
     const ticket = ++latest;
     form.dataset.busy = "";
-    const response = await compute(JSON.stringify({ calculator, values: readValues(form) }));
+    const values = readValues(form);
+    // After an edit Python also gets the values it computed last: a unit the reader changed converts the values in it.
+    const before = spoken === true ? computed : null;
+    const response = await compute(JSON.stringify({ calculator, values, before }));
     if (ticket !== latest) return;
+    computed = values;
+    const rewritten = rewrite(form, response, values);
     show(form, response, spoken === true);
     delete form.dataset.busy;
+    if (rewritten) form.dispatchEvent(new Event("change")); // the converted values go to the address
   }
 
   function render() {
