@@ -243,7 +243,7 @@ def chart(values: Values, outputs: Outputs) -> str:
     """The per-GPU memory as a stacked bar of its parts, as the results hold them; for a step, one bar per
     phase against the card's memory; comparing configurations, one bar per configuration."""
     if values["convention"] == STEP and vram_compare.compared(values):
-        return vram_compare.chart(values, {spec.id: spec for spec in CALCULATOR.fields})
+        return vram_compare.chart(values)
     if values["convention"] == STEP:
         rows = [(label, [number(outputs, f"{phase}_{key}_gib") for key in STEP_COMPONENTS])
                 for phase, label in (("forward", "Avanti"), ("backward", "Indietro"), ("optimizer", "Ottimizzatore"))

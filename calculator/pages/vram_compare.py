@@ -121,10 +121,10 @@ def summary(values: Values, specs: dict[str, Field]) -> str | None:
     return "; ".join(sentences) + "."
 
 
-def chart(values: Values, specs: dict[str, Field]) -> str:
-    """One stacked bar per configuration (its peak phase, by component) against the card."""
-    rows = [(label(letter, changes(values, letter), specs),
-             [peak.parts[key] / BYTES_PER_GIB for key in COMPONENTS]) for letter, peak, _, _ in peaks(values)]
+def chart(values: Values) -> str:
+    """One stacked bar per configuration (its peak phase, by component) against the card; each named by its letter
+    (the result beside it says what each one changes: a long name would not fit the narrow chart)."""
+    rows = [(letter, [peak.parts[key] / BYTES_PER_GIB for key in COMPONENTS]) for letter, peak, _, _ in peaks(values)]
     card = vram_step.read(values).gpu_bytes / BYTES_PER_GIB
     return phase_bars("Picco per GPU di ogni configurazione, per componente", tuple(COMPONENTS.values()), rows,
                       "GiB", card, "Memoria della GPU")
