@@ -324,7 +324,7 @@ def _snippets(calc: Calculator, evaluation: Evaluation) -> str:
     blocks = "".join(
         f'<div class="calc__snippet"{_modes(r.modes, mode)}>'
         f'<h3 class="calc__snippet-title" id="{_a(calc.id)}--{_a(r.id)}">{_t(r.label)}</h3>'
-        f'<pre><code data-output="{_a(r.id)}">{_t(evaluation.results.get(r.id, ""))}</code></pre>'
+        f'<pre class="no-copy"><code data-output="{_a(r.id)}">{_t(evaluation.results.get(r.id, ""))}</code></pre>'
         f'<button type="button" class="md-button calc__action" data-copy="{_a(r.id)}" data-done="{_a(done)}"'
         f' data-failed="{_a(failed)}" aria-describedby="{_a(calc.id)}--{_a(r.id)}">{_t(label)}</button></div>'
         for r in snippets
