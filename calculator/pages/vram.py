@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-from ..form.glance import margin_tones
 from ..form.evaluate import evaluate
+from ..form.glance import margin_tones
 from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Result, Table, Values, integer, number
 from ..form.numbers import format_decimal, format_integer
 from ..form.svg import phase_bars, stacked_bar
@@ -187,12 +187,33 @@ def compute(values: Values) -> Outputs:
         "per_gpu_gb": per_gpu,
         "per_gpu_gib": per_gpu / GB_PER_GIB,
         "fit": fit_verdict(given.gpu_memory_gb, headroom),
+        "advice": classic_advice(given, per_gpu) if given.convention == ARTICLE else None,
         "headroom_gb": headroom,
         "max_micro_batch": largest,
         "states_per_gpu_gb": states_up if largest else None,
         "data_parallel": Decimal(given.gpus),
     })
     return outputs
+
+
+def classic_advice(given: VramInput, per_gpu: Decimal) -> str:
+    """When it does not fit: what sharding, more GPUs or a smaller optimizer state would make of it, per GPU."""
+    usable = given.gpu_memory_gb - given.reserve_gb
+    if per_gpu <= usable:
+        return "Non serve: entra così com'è."
+    options: list[tuple[str, VramInput]] = []
+    if given.gpus > 1 and given.zero_stage < 3:
+        options.append((f"ZeRO-3 sulle stesse {format_integer(given.gpus)} GPU", replace(given, zero_stage=3)))
+    options.append((f"{format_integer(given.gpus * 2)} GPU con ZeRO-3", replace(given, gpus=given.gpus * 2, zero_stage=3)))
+    if given.recipe is RECIPES["adamw_mixed"]:
+        options.append(("AdamW a 8 bit", replace(given, recipe=RECIPES["adamw_8bit"])))
+    said = [f"{label}: {format_decimal(article_outputs(other)[0] + given.activation_gb)} GB per GPU"
+            f" ({'entra' if article_outputs(other)[0] + given.activation_gb <= usable else 'non basta'})"
+            for label, other in options]
+    if given.activation_gb > 0:
+        said.append(f"le attivazioni ({format_decimal(given.activation_gb)} GB) scendono con il gradient checkpointing"
+                    " o un micro-batch più piccolo")
+    return "Con " + "; con ".join(said[:-1]) + ("; e " if len(said) > 1 else "") + said[-1] + "."
 
 
 def check(values: Values) -> dict[str, str]:
@@ -410,7 +431,7 @@ CALCULATOR = Calculator(
         Result("smi_gib", "Memoria che mostrerà nvidia-smi", "GiB", modes=(STEP,),
                help="Il picco allocato più la riserva dell'allocatore, il contesto CUDA e, con più GPU, NCCL."),
         Result("fit", "Entra nella GPU?", format=Format.TEXT),
-        Result("advice", "Per farlo entrare", format=Format.TEXT, modes=(STEP,)),
+        Result("advice", "Per farlo entrare", format=Format.TEXT, modes=(ARTICLE, STEP)),
         Result("peak_allocated_gib", "Picco allocato da PyTorch (max_memory_allocated)", "GiB", modes=(STEP,),
                help="La fase più grande del passo, senza contesto CUDA né riserva dell'allocatore."),
         Result("smi_range", "Intervallo di nvidia-smi", format=Format.TEXT, modes=(STEP,),

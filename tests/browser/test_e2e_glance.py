@@ -62,6 +62,9 @@ def test_a_verdict_has_a_tone_an_icon_and_a_negative_margin_looks_negative(page:
     bad = output(form, "fit").evaluate("(e) => [getComputedStyle(e).color, getComputedStyle(e, '::before').content]")
     assert "✖" in bad[1] and bad[0] != good[0]
     expect(output(form, "headroom_gb")).to_contain_text("-")
+    # What would make it fit, computed by the convention itself (here the classic one), in the verdict's tone.
+    expect(output(form, "advice")).to_contain_text("2 GPU con ZeRO-3")
+    expect(form.locator('.calc__output[data-tone-for="advice"]')).to_have_attribute("data-tone", "bad")
     number = output(form, "headroom_gb").evaluate("(e) => getComputedStyle(e).color")
     normal = output(form, "per_gpu_gb").evaluate("(e) => getComputedStyle(e).color")
     assert number == bad[0] and number != normal
