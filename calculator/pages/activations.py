@@ -76,7 +76,7 @@ def shape_of(values: Values) -> Shape:
         heads=integer(values, "attention_heads"), kv_heads=integer(values, "kv_heads"),
         head_dim=head_dim(values), intermediate=integer(values, "intermediate_size"),
         gated=values["mlp"] == GATED, vocab=integer(values, "vocab_size"),
-        sequence=integer(values, "sequence_length"), micro_batch=integer(values, "micro_batch"),
+        sequence=integer(values, "sequence_length") // context_parallel(values), micro_batch=integer(values, "micro_batch"),
         precision=BYTES_PER_VALUE[str(values["precision"])], loss_precision=4 if values["loss_fp32"] is True else
         BYTES_PER_VALUE[str(values["precision"])],
         flash=values["attention"] == FLASH, dropout=values["dropout"] is True, norm=str(values["norms"]),
@@ -91,6 +91,12 @@ def shape_of(values: Values) -> Shape:
         shared_intermediate=integer(values, "shared_intermediate_size"),
         decoder_layers=integer(values, "decoder_layers"), encoder_sequence=integer(values, "encoder_sequence"),
     )
+
+
+def context_parallel(values: Values) -> int:
+    """GPUs the sequence is split among (1 when the field is absent, as for the VRAM page's step convention)."""
+    value = values.get("context_parallel")
+    return int(value) if isinstance(value, Decimal) else 1
 
 
 def compute(values: Values) -> Outputs:
@@ -131,6 +137,14 @@ def check(values: Values) -> dict[str, str]:
     if any(integer(values, key) % t for key in ("hidden_size", "intermediate_size", "shared_intermediate_size")):
         errors.setdefault("tensor_parallel", "Parallelismo tensoriale: deve dividere la dimensione nascosta e quella"
                                              " intermedia.")
+    c, sequence = context_parallel(values), integer(values, "sequence_length")
+    if c > 1 and sequence % (2 * c):
+        errors["context_parallel"] = (f"Parallelismo di contesto: la sequenza di {format_integer(sequence)} token deve"
+                                      f" dividersi per 2 · CP = {format_integer(2 * c)} (ogni GPU prende due blocchi,"
+                                      " per bilanciare la maschera causale).")
+    elif c > 1 and values["attention"] != FLASH:
+        errors["context_parallel"] = ("Parallelismo di contesto: l'attenzione ad anello usa kernel come"
+                                      " FlashAttention; scegli FlashAttention.")
     errors.update(check_experts(values))
     errors.update(check_encoder(values))
     return errors
@@ -274,6 +288,10 @@ CALCULATOR = Calculator(
               help="GPU tra cui si dividono le matrici di ogni strato (t)."),
         Field(id="sequence_parallel", label="Parallelismo di sequenza", default="", kind=Kind.FLAG,
               group="Risparmio di memoria", help="Divide per t anche le normalizzazioni e il dropout."),
+        Field(id="context_parallel", label="Parallelismo di contesto", default="1", unit="GPU",
+              group="Risparmio di memoria", maximum=Decimal(1024),
+              help="GPU tra cui si divide la sequenza (attenzione ad anello): ognuna tiene s/CP token. Con la"
+                   " pipeline il primo stadio tiene PP micro-batch dei suoi strati: quanto il modello intero qui."),
     ),
     results=(
         Result("per_sample_gb", "Attivazioni per campione (A)", "GB",

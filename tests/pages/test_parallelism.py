@@ -137,3 +137,20 @@ def test_layers_that_do_not_divide_are_said_and_the_most_loaded_rank_counted() -
     assert par.stage_layers(126, par.Layout(pipeline=8)) == 16
     assert par.stage_layers(126, par.Layout(pipeline=8, virtual=2)) == 16
     assert par.stage_layers(32, par.Layout(pipeline=4, virtual=2)) == 8
+
+
+def test_the_activation_page_splits_the_sequence_over_context_parallel_ranks() -> None:
+    """Per GPU, 8192 tokens over CP 2 keep what 4096 tokens keep on one GPU (FlashAttention: nothing s × s)."""
+    from calculator.pages.activations import CALCULATOR as ACTIVATIONS
+
+    texts = {f.id: f.default for f in ACTIVATIONS.fields}
+    texts.update({k: v for k, v in field_texts(model("llama-3.1-8b")).items() if k in texts})
+    texts["attention"] = "flash"
+    split = evaluate(ACTIVATIONS, {**texts, "sequence_length": "8192", "context_parallel": "2"})
+    whole = evaluate(ACTIVATIONS, {**texts, "sequence_length": "4096"})
+    assert split.status == "ok", split.errors
+    assert split.outputs["per_micro_batch_gb"] == whole.outputs["per_micro_batch_gb"]
+    odd = evaluate(ACTIVATIONS, {**texts, "sequence_length": "8190", "context_parallel": "2"})
+    assert "2 · CP = 4" in odd.errors["context_parallel"]
+    eager = evaluate(ACTIVATIONS, {**texts, "attention": "eager", "context_parallel": "2"})
+    assert "FlashAttention" in eager.errors["context_parallel"]
