@@ -107,7 +107,10 @@ def compute(values: Values) -> Outputs:
     added, trainable_count = trainable(setup_of(values))
     total = values["total_parameters_billion"]
     base = values["base_parameters"]
-    share = Decimal(trainable_count) / (total * 10**9) * 100 if isinstance(total, Decimal) else None
+    # PEFT's trainable%: over every parameter, the adapters (and a head's trained copy) included; and over the model.
+    size = total * 10**9 if isinstance(total, Decimal) else None
+    share = Decimal(trainable_count) / (size + added) * 100 if size is not None else None
+    share_of_model = Decimal(trainable_count) / size * 100 if size is not None else None
     peft = "Indica i parametri esatti del modello base per vedere la riga di PEFT."
     if isinstance(base, Decimal):
         # PEFT counts the adapters among "all params", and the head twice: the original and its trained copy.
@@ -123,6 +126,7 @@ def compute(values: Values) -> Outputs:
         "vram_mlp": PLAIN if values.get("mlp_layout") == PLAIN else GATED,
         "trainable_parameters": Decimal(trainable_count),
         "trainable_percent": share,
+        "model_percent": share_of_model,
         "peft_printout": peft,
         "adapter_half_mb": trainable_count * ADAPTER_BYTES_HALF / BYTES_PER_MB,
         "adapter_full_mb": trainable_count * ADAPTER_BYTES_FULL / BYTES_PER_MB,
@@ -259,8 +263,13 @@ CALCULATOR = Calculator(
     ),
     results=(
         Result("trainable_parameters", "Parametri addestrabili", format=Format.COUNT),
-        Result("trainable_percent", "Quota del modello", format=Format.PERCENT,
-               help="Rispetto ai parametri totali indicati."),
+        Result("trainable_percent", "Quota addestrabile (trainable% di PEFT)", format=Format.PERCENT,
+               help="Parametri addestrabili diviso tutti i parametri, adattatori compresi (e la copia di una testa in"
+                    " modules_to_save): la definizione di print_trainable_parameters() di PEFT, sui parametri totali"
+                    " indicati."),
+        Result("model_percent", "Rispetto al solo modello", format=Format.PERCENT, primary=False,
+               help="Parametri addestrabili diviso i soli parametri totali indicati, senza gli adattatori: un poco più"
+                    " della quota di PEFT, che conta gli adattatori anche nel totale."),
         Result("peft_printout", "Come lo stampa PEFT (print_trainable_parameters)", format=Format.TEXT,
                primary=False),
         Result("adapter_half_mb", "Adattatore su disco in fp16/bf16", "MB", help="2 byte per parametro.", primary=False),

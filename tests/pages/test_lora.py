@@ -169,3 +169,28 @@ def test_head_dim_left_empty_follows_the_hidden_size_and_the_heads() -> None:
     assert derived == trainable(hidden_size="2048", attention_heads="16", kv_heads="16", head_dim="128")
     assert derived != trainable(hidden_size="2048", attention_heads="16", kv_heads="16", head_dim="256")
     assert "head_dim" in trainable(hidden_size="2050", attention_heads="16", kv_heads="16", head_dim="")
+
+
+@pytest.mark.parametrize("preset", [p for p in CALCULATOR.presets if p.values.get("base_parameters")],
+                         ids=lambda p: p.id)
+def test_the_headline_percentage_is_pefts_trainable_percent(preset) -> None:  # type: ignore[no-untyped-def]
+    """One percentage defined as PEFT defines it (trainable over all params, adapters included): with the model's
+    exact size it agrees with PEFT's own line; the share of the model alone is the other, explained, and larger."""
+    from calculator.form.numbers import format_exact_field
+
+    base = int(preset.values["base_parameters"])
+    values = {**preset.values, "total_parameters_billion": format_exact_field(Decimal(base) / 10**9)}
+    out = outputs(LORA, values)
+    share, of_model = out["trainable_percent"], out["model_percent"]
+    assert isinstance(share, Decimal) and isinstance(of_model, Decimal)
+    printed = Decimal(str(out["peft_printout"]).rsplit("trainable%: ", 1)[1])
+    assert abs(share - printed) <= Decimal("0.00006")  # PEFT prints four decimals; the size is rounded to 10³
+    trainable = out["trainable_parameters"]
+    assert isinstance(trainable, Decimal) and of_model > share
+    assert abs(of_model - trainable / (parse(values["total_parameters_billion"]) * 10**9) * 100) < Decimal("1e-20")
+
+
+def parse(text: str) -> Decimal:
+    from calculator.form.numbers import parse_number
+
+    return parse_number(text)
