@@ -377,7 +377,8 @@ CALCULATOR = Calculator(
         ),
         Field(
             id="gpus", label="GPU con parallelismo dei dati", default="1", unit="GPU", group="Partizionamento",
-            help="Repliche tra cui ZeRO divide gli stati del modello.",
+            help="Repliche tra cui ZeRO divide gli stati del modello; nel picco di un passo, tutte le GPU (TP × PP × CP"
+                 " × dati).",
         ),
         Field(
             id="zero_stage", label="Stadio ZeRO", default="0", kind=Kind.CHOICE, group="Partizionamento",

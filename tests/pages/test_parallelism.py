@@ -154,3 +154,12 @@ def test_the_activation_page_splits_the_sequence_over_context_parallel_ranks() -
     assert "2 · CP = 4" in odd.errors["context_parallel"]
     eager = evaluate(ACTIVATIONS, {**texts, "attention": "eager", "context_parallel": "2"})
     assert "FlashAttention" in eager.errors["context_parallel"]
+
+
+def test_hsdp_replicas_shard_within_their_group_only() -> None:
+    """16 GPUs with ZeRO-3: plain FSDP shards over 16; HSDP with 2 replicas over 8, so more per GPU."""
+    fields = {"gpus": "16", "zero_stage": "3", "checkpointing": "completo"}
+    fsdp = _allocated("llama-3.1-8b", **fields)
+    hsdp = _allocated("llama-3.1-8b", **fields, hsdp_replicas="2")
+    eight = _allocated("llama-3.1-8b", **{**fields, "gpus": "8"})
+    assert fsdp < hsdp and abs(hsdp - eight) < Decimal(10**6)  # within NCCL's band, as 8-way FSDP
