@@ -51,7 +51,8 @@ def test_reverse_mode_copy_link_and_reopen(clipboard_context: tuple[BrowserConte
     expect(output(form, "micro_batch_fit")).to_have_text("5")
     expect(output(form, "accumulation_needed")).to_have_text("50")
     expect(output(form, "effective_batch")).to_have_text(format_integer(1000))
-    expect(output(form, "plan_note")).to_have_text("Il batch effettivo desiderato si raggiunge esattamente.")
+    expect(output(form, "plan_note")).to_have_text("Il batch effettivo desiderato si raggiunge esattamente: 5 campioni"
+                                                   " per GPU × 50 passi × 4 GPU = 1.000.")
     form.locator('[name="target_effective_batch"]').fill("1001")
     expect(output(form, "plan_note")).to_contain_text("sempre un multiplo di 4")
     expect(form.locator('[data-output="config_deepspeed"]')).to_contain_text('"train_batch_size": 1020')
@@ -100,7 +101,7 @@ def test_reset_units_and_extras(page: Page, server: Server) -> None:
     form.locator('[name="activation_unit"]').select_option("MB")
     form.locator('[name="activation_per_sample_gb"]').fill("500")
     expect(form.locator('[data-unit-of="activation_per_sample_gb"]').first).to_have_text("MB")
-    expect(output(form, "activation_memory")).to_have_text(f"{format_integer(2000)} MB")
+    expect(output(form, "activation_memory")).to_have_text("2 GB")  # 2 000 MB, shown in GB
     form.locator('[name="dataset_size"]').fill("1.000.000")
     form.locator('[name="sequence_length"]').fill("2048")
     expect(output(form, "steps_per_epoch")).to_have_text(format_integer(31_250))
