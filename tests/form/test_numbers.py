@@ -15,6 +15,7 @@ from calculator.form.numbers import (
     ParseProblem,
     ambiguous_reading,
     format_decimal,
+    format_exact_field,
     format_grouped,
     format_integer,
     parse_number,
@@ -247,3 +248,52 @@ def test_the_answer_carries_the_echo_and_the_form_shows_it() -> None:
     assert ('<p class="calc__echo" id="eco--p--nota" data-note-for="p">Letto come 1\u202f235 miliardi.' in html)
     assert '<p class="calc__echo" id="eco--n--nota" data-note-for="n" hidden></p>' in html
     assert 'aria-describedby="eco--p--aiuto eco--p--errore eco--p--nota"' in html
+
+
+def _units() -> Calculator:
+    from calculator.form.model import Option
+
+    return Calculator(
+        id="unita", title="Unità", summary="Unità.", compute=lambda values: {"r": Decimal(str(values["m"]))},
+        fields=(Field(id="m", label="Memoria", default="0,5", kind=Kind.DECIMAL, unit_from="u", help="M.",
+                      minimum=Decimal(0), exclusive_minimum=True),
+                Field(id="u", label="Unità", default="GB", kind=Kind.CHOICE, help="U.",
+                      options=(Option("MB", "MB", Decimal("0.001")), Option("GB", "GB", Decimal(1)),
+                               Option("GiB", "GiB", Decimal("1.073741824")), Option("x", "x")))),
+        results=(Result("r", "R", unit_from="u"),),
+    )
+
+
+@pytest.mark.parametrize(("before", "after", "typed", "rewritten"), [
+    ("GB", "MB", "0,5", "500"), ("MB", "GB", "500", "0,5"), ("GB", "GiB", "20", "18,6265"),
+    ("GiB", "GB", "18,626451", "20"), ("MB", "GiB", "1.000", "0,931323"),
+])
+def test_a_changed_unit_converts_the_value(before: str, after: str, typed: str, rewritten: str) -> None:
+    answer = evaluate(_units(), {"m": typed, "u": after}, {"m": typed, "u": before})
+    assert answer.rewrites == {"m": rewritten} and answer.as_dict()["rewrites"] == {"m": rewritten}
+    assert answer.outputs["r"] == parse_number(rewritten)  # computed with the converted value, in the new unit
+
+
+@pytest.mark.parametrize(("texts", "before"), [
+    ({"m": "500", "u": "MB"}, {"m": "0,5", "u": "GB"}),  # the value changed with the unit: typed in the new one
+    ({"m": "0,5", "u": "MB"}, None),  # no previous request (a load, a reset, a link)
+    ({"m": "abc", "u": "MB"}, {"m": "abc", "u": "GB"}),  # not a number: left as typed
+    ({"m": "0,5", "u": "x"}, {"m": "0,5", "u": "GB"}),  # a unit without a scale
+    ({"m": "0,5", "u": "GB"}, {"m": "0,5", "u": "GB"}),  # nothing changed
+])
+def test_no_conversion_where_none_is_meant(texts: dict[str, str], before: dict[str, str] | None) -> None:
+    assert evaluate(_units(), texts, before).rewrites == {}
+
+
+@given(st.decimals(min_value=Decimal("0.001"), max_value=Decimal(10**6), places=3),
+       st.sampled_from(["MB", "GB", "GiB"]), st.sampled_from(["MB", "GB", "GiB"]))
+def test_a_conversion_keeps_the_amount(value: Decimal, before: str, after: str) -> None:
+    """Six significant digits: the amount in bytes is kept to a few parts in a million."""
+    text = format_exact_field(value)
+    answer = evaluate(_units(), {"m": text, "u": after}, {"m": text, "u": before})
+    scale = {"MB": Decimal("0.001"), "GB": Decimal(1), "GiB": Decimal("1.073741824")}
+    if before == after:
+        assert answer.rewrites == {}
+        return
+    new = parse_number(answer.rewrites["m"])
+    assert abs(new * scale[after] - value * scale[before]) <= value * scale[before] * Decimal("1e-5") + Decimal("1e-6")
