@@ -43,16 +43,15 @@ ROUND_UP, ROUND_DOWN, DROP_LAST = "eccesso", "difetto", "drop_last"
 STEP_RULES = (
     # The versions: num_update_steps_per_epoch in transformers/trainer.py of the PyPI wheels 4.51.3 (floor) and
     # 4.52.0 (len_dataloader % gradient_accumulation_steps > 0 adds a step: huggingface/transformers#37923).
-    Option(ROUND_UP, "Per eccesso: l'ultima finestra incompleta fa un passo (Transformers 4.52 e successive;"
-                     " PyTorch Lightning)"),
-    Option(ROUND_DOWN, "Per difetto: len_dataloader // gradient_accumulation_steps (Transformers fino alla 4.51)"),
-    Option(DROP_LAST, "drop_last: micro-batch e finestre incompleti scartati (dataloader_drop_last=True)"),
+    Option(ROUND_UP, "Per eccesso (Transformers 4.52 e successive)"),
+    Option(ROUND_DOWN, "Per difetto (Transformers fino alla 4.51)"),
+    Option(DROP_LAST, "drop_last (dataloader_drop_last=True)"),
 )
 # What a target mode plans: the target exactly (where some configuration reaches it) or the largest micro-batch.
 EXACT, LARGEST = "esatto", "massimo"
 GOALS = (
     Option(EXACT, "Il batch desiderato esatto"),
-    Option(LARGEST, "Il micro-batch più grande (il batch può superare l'obiettivo)"),
+    Option(LARGEST, "Il micro-batch più grande che entra"),
 )
 UNITS = (Option("MB", "MB", GB_PER_MB), Option("GB", "GB", Decimal(1)), Option("GiB", "GiB", GB_PER_GIB))
 IN_GB = {"MB": GB_PER_MB, "GB": Decimal(1), "GiB": GB_PER_GIB}
@@ -302,8 +301,8 @@ CALCULATOR = Calculator(
         Field(
             id="mode", label="Modalità", default=DIRECT, kind=Kind.CHOICE, group="Modalità",
             options=(Option(DIRECT, "Dalla configurazione al batch effettivo"),
-                     Option(TARGET, "Dal batch desiderato alla configurazione (obiettivo)"),
-                     Option(ON_GPU, "Dal batch desiderato alla configurazione su una GPU (obiettivo con GPU)")),
+                     Option(TARGET, "Obiettivo: dal batch alla configurazione"),
+                     Option(ON_GPU, "Obiettivo con GPU: lo stesso su una GPU")),
             help="Calcola il batch effettivo di una configurazione, oppure la configurazione per un obiettivo:"
                  " con un budget di memoria per le attivazioni, o su una GPU dopo gli stati del modello.",
         ),
@@ -370,7 +369,10 @@ CALCULATOR = Calculator(
         Field(
             id="steps_rule", label="Passi per epoca: regola del framework", default=ROUND_UP, kind=Kind.CHOICE,
             group="Facoltativi", options=STEP_RULES,
-            help="Come si contano i passi quando i micro-batch di un'epoca non riempiono l'ultima finestra di accumulo.",
+            help="Come si contano i passi quando i micro-batch di un'epoca non riempiono l'ultima finestra di accumulo:"
+                 " per eccesso l'ultima finestra incompleta fa un passo (anche PyTorch Lightning); per difetto no"
+                 " (len_dataloader // gradient_accumulation_steps); con drop_last si scartano il micro-batch e la"
+                 " finestra incompleti.",
         ),
         Field(
             id="generations", label="Generazioni per prompt (GRPO)", default="", group="Facoltativi", optional=True,
