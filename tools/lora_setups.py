@@ -19,6 +19,9 @@ from calculator.pages.presets import field_texts
 def linear_modules(entry: Architecture) -> list[str]:
     """The LoRA page's names for every linear layer of a block, as the model has them."""
     attention = ["qkv_proj"] if entry.fused_qkv else ["q_proj", "k_proj", "v_proj"]
+    if entry.mla:
+        query = ["q_a_proj", "q_b_proj"] if entry.q_lora_rank else ["q_proj"]
+        attention = [*query, "kv_a_proj_with_mqa", "kv_b_proj"]
     if entry.fused_gate_up:
         mlp = ["gate_up_proj", "down_proj"]
     elif entry.mlp == "gated":
@@ -32,8 +35,10 @@ def setups(entry: Architecture) -> list[dict[str, Any]]:
     """Every linear layer (r=8); query and value, or the fused matrix (r=16); the biases where the model has some;
     the router with one expert matrix; DoRA for a few dense families."""
     everything = linear_modules(entry)
-    cases = [{"rank": 8, "modules": everything}, {"rank": 16, "modules": ["qkv_proj"] if entry.fused_qkv
-                                                  else ["q_proj", "v_proj"]}]
+    pair = ["qkv_proj"] if entry.fused_qkv else ["q_proj", "v_proj"]
+    if entry.mla:  # the query's last projection and the one that makes keys and values
+        pair = ["q_b_proj" if entry.q_lora_rank else "q_proj", "kv_b_proj"]
+    cases = [{"rank": 8, "modules": everything}, {"rank": 16, "modules": pair}]
     if entry.bias or entry.qkv_bias:
         cases.append({"rank": 8, "modules": everything[:2], "bias": "lora_only"})
         cases.append({"rank": 8, "modules": everything[:2], "bias": "all"})

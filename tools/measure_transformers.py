@@ -77,11 +77,14 @@ def representatives() -> list[Architecture]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--only", nargs="*", default=[], help="these catalogue ids only; --json then keeps the"
+                                                               " file's rows of the other models")
     args = parser.parse_args()
     rows = []
     print("| model (shrunk) | measured MB | page MB | difference |")
     print("|---|---|---|---|")
-    for entry in representatives():
+    chosen = [entry for entry in MODELS if entry.id in args.only] if args.only else representatives()
+    for entry in chosen:
         small = tiny(entry)
         measured, estimated = measure(small), page_bytes(small)
         rows.append({"model": entry.id, "measured": measured, "estimated": estimated})
@@ -90,6 +93,10 @@ def main() -> None:
     print(f"\nTransformers {transformers.__version__}, PyTorch {torch.__version__}")
     if args.json:
         versions = {"transformers": transformers.__version__, "torch": torch.__version__}
+        if args.only and args.json.exists():
+            kept = [row for row in json.loads(args.json.read_text())["rows"] if row["model"] not in args.only]
+            order = {entry.id: n for n, entry in enumerate(MODELS)}
+            rows = sorted(kept + rows, key=lambda row: order.get(row["model"], len(order)))
         args.json.write_text(json.dumps({**versions, "rows": rows}, indent=1) + "\n")
 
 

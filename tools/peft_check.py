@@ -78,6 +78,23 @@ def config_of(entry: Architecture) -> tuple[Any, Any]:
         return (t.Gemma3TextConfig(**common) if entry.qk_norm else t.Gemma2Config(**common)), causal
     if family == "Phi":
         return t.Phi3Config(**common), causal
+    if family == "gpt-oss":
+        return t.GptOssConfig(**common, num_local_experts=entry.experts, num_experts_per_tok=entry.experts_per_token,
+                              attention_bias=entry.bias, sliding_window=entry.sliding_window), causal
+    if family == "DeepSeek":
+        latent = dict(moe_intermediate_size=entry.expert_intermediate, n_routed_experts=entry.experts,
+                      n_shared_experts=entry.shared_intermediate // entry.expert_intermediate,
+                      num_experts_per_tok=entry.experts_per_token, first_k_dense_replace=entry.dense_layers,
+                      kv_lora_rank=entry.kv_lora_rank, qk_rope_head_dim=entry.rope_dim, qk_nope_head_dim=entry.nope_dim,
+                      v_head_dim=entry.v_head_dim)
+        if "v3" in entry.id:
+            return t.DeepseekV3Config(**common, q_lora_rank=entry.q_lora_rank, **latent), causal
+        return t.DeepseekV2Config(**common, q_lora_rank=entry.q_lora_rank or None, n_group=1, topk_group=1,
+                                  topk_method="greedy", **latent), causal
+    if family == "OLMo":
+        return t.Olmo2Config(**common), causal
+    if family == "SmolLM":
+        return t.SmolLM3Config(**common), causal
     if family == "Falcon":
         return t.FalconConfig(vocab_size=vocab, hidden_size=h, num_hidden_layers=layers, num_attention_heads=heads,
                               ffn_hidden_size=entry.intermediate, multi_query=True, parallel_attn=True, bias=False,
@@ -123,20 +140,30 @@ NAMES: dict[str, dict[str, list[str]]] = {
 }
 MIXTRAL = {"gate_proj": ["w1"], "up_proj": ["w3"], "down_proj": ["w2"], "router": ["block_sparse_moe.gate"]}
 QWEN_MOE = {"router": ["mlp.gate"]}
+GPT_OSS = {"router": ["mlp.router"]}
+# Experts stored as one 3-D parameter per matrix, and routers that are not an nn.Linear (gpt-oss, DeepSeek):
+# PEFT reaches them through target_parameters.
+EXPERT_PARAMETERS = {"gpt-oss": {"gate_up_proj": "mlp.experts.gate_up_proj", "down_proj": "mlp.experts.down_proj",
+                                 "router": "mlp.router.weight"},
+                     "DeepSeek": {"router": "mlp.gate.weight"}}
 
 
 def peft_names(entry: Architecture, modules: list[str]) -> list[str]:
     """Regular expressions PEFT matches against full module names (so that "gate" is the router only)."""
     names = dict(NAMES.get(entry.family, {}))
     if entry.experts:
-        names.update(MIXTRAL if entry.family == "Mistral" else QWEN_MOE)
-    found = [name for module in modules for name in names.get(module, [module])]
+        names.update(MIXTRAL if entry.family == "Mistral" else GPT_OSS if entry.family == "gpt-oss" else QWEN_MOE)
+    parameters = EXPERT_PARAMETERS.get(entry.family, {})
+    found = [name for module in modules if module not in parameters for name in names.get(module, [module])]
     return [rf".*\.{re.escape(name)}" for name in found]
 
 
 def peft_count(model: Any, entry: Architecture, case: dict[str, Any]) -> int:
     names = peft_names(entry, case["modules"])
-    config = peft.LoraConfig(r=case["rank"], target_modules="|".join(names), bias=case.get("bias", "none"),
+    parameters = EXPERT_PARAMETERS.get(entry.family, {})
+    targets = [parameters[module] for module in case["modules"] if module in parameters]
+    config = peft.LoraConfig(r=case["rank"], target_modules="|".join(names) if names else None,
+                             target_parameters=targets or None, bias=case.get("bias", "none"),
                              use_dora=case.get("use_dora", False))
     wrapped = peft.get_peft_model(model, config)
     trainable, _ = wrapped.get_nb_trainable_parameters()
@@ -147,11 +174,13 @@ def peft_count(model: Any, entry: Architecture, case: dict[str, Any]) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--only", nargs="*", default=[], help="these catalogue ids only; --json then keeps the"
+                                                               " file's rows of the other models")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
     print("| model | setup | Transformers / PEFT | catalogue / LoRA page | |")
     print("|---|---|---|---|---|")
-    for entry in MODELS:
+    for entry in [entry for entry in MODELS if not args.only or entry.id in args.only]:
         config, auto = config_of(entry)
         with torch.device("meta"):
             model = auto.from_config(config)
@@ -170,6 +199,10 @@ def main() -> None:
           f" PEFT {peft.__version__}, PyTorch {torch.__version__}")
     if args.json:
         versions = {"transformers": transformers.__version__, "peft": peft.__version__, "torch": torch.__version__}
+        if args.only and args.json.exists():
+            kept = [row for row in json.loads(args.json.read_text())["rows"] if row["model"] not in args.only]
+            order = {entry.id: n for n, entry in enumerate(MODELS)}
+            rows = sorted(kept + rows, key=lambda row: order.get(row["model"], len(order)))
         args.json.write_text(json.dumps({**versions, "rows": rows}, indent=1) + "\n")
 
 

@@ -286,12 +286,13 @@ class Traits:
 
 
 def traits(entry: Architecture) -> Traits:
-    """LayerNorm is one kernel; RMSNorm computes in fp32 (Gemma's keeps its output in fp32 too, T5's keeps the
-    input). gelu_new, the tanh GELU written out in Python, for GPT-2 and the gated T5s; ReLU for OPT and the first
-    T5s. GPT-2, Whisper and Falcon compute the eager softmax in the activations' precision. T5 and Whisper compute
-    the cross-entropy on the logits as they are."""
+    """LayerNorm is one kernel; RMSNorm computes in fp32 (Gemma's and OLMo 2's multiply by the weight in fp32 and
+    keep that fp32 input too, T5's keeps the input). gelu_new, the tanh GELU written out in Python, for GPT-2 and
+    the gated T5s; ReLU for OPT and the first T5s. GPT-2, Whisper and Falcon compute the eager softmax in the
+    activations' precision. T5 and Whisper compute the cross-entropy on the logits as they are."""
     family = entry.family
-    norm = FUSED_NORM if entry.norm_bias else {"Gemma": GEMMA_NORM, "T5": T5_NORM}.get(family, LLAMA_NORM)
+    norm = FUSED_NORM if entry.norm_bias else {"Gemma": GEMMA_NORM, "OLMo": GEMMA_NORM,
+                                                "T5": T5_NORM}.get(family, LLAMA_NORM)
     if family == "GPT-2" or (family == "T5" and entry.mlp == GATED):
         activation = GELU_NEW
     else:

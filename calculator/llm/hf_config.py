@@ -20,17 +20,20 @@ MAX_CHARS = 1_000_000  # a config.json is a few kB; anything much larger is not 
 LLAMA_LIKE = {"llama": "Llama", "mistral": "Mistral", "qwen2": "Qwen", "qwen3": "Qwen", "olmo2": "OLMo",
               "smollm3": "SmolLM", "mixtral": "Mistral", "qwen2_moe": "Qwen", "qwen3_moe": "Qwen", "olmoe": "OLMo",
               "granite": "Granite"}
+LLAMA4 = ("llama4", "llama4_text")
+FAMILIES = {"gpt_oss": "gpt-oss", "deepseek_v2": "DeepSeek", "deepseek_v3": "DeepSeek", "llama4": "Llama",
+            "llama4_text": "Llama"}
 GEMMA = {"gemma": "Gemma", "gemma2": "Gemma", "gemma3": "Gemma", "gemma3_text": "Gemma"}
 PHI = {"phi3": "Phi", "phimoe": "Phi"}
 KNOWN = {*LLAMA_LIKE, *GEMMA, *PHI, "gpt_oss", "deepseek_v2", "deepseek_v3", "llama4", "llama4_text", "falcon",
          "gpt2", "opt", "bloom", "t5", "mt5", "whisper", "mistral3", "phi4"}
-# Architectural features the pages do not model, by model_type: the count is exact, the activation and LoRA
-# estimates treat the layers as standard ones.
+# What the activation page does not model yet, by model_type: the parameter and LoRA counts follow these layers
+# exactly; the activation estimate treats them as standard ones.
 UNMODELLED = {
-    "deepseek_v2": "l'attenzione latente multi-testa (MLA) e i primi strati densi prima di quelli a esperti",
-    "deepseek_v3": "l'attenzione latente multi-testa (MLA) e i primi strati densi prima di quelli a esperti",
-    "llama4": "gli strati a esperti alternati a strati densi",
-    "llama4_text": "gli strati a esperti alternati a strati densi",
+    "deepseek_v2": "l'attenzione latente multi-testa (MLA)",
+    "deepseek_v3": "l'attenzione latente multi-testa (MLA)",
+    "llama4": "l'attenzione a blocchi (attention_chunk_size) e gli strati senza RoPE",
+    "llama4_text": "l'attenzione a blocchi (attention_chunk_size) e gli strati senza RoPE",
     "gpt_oss": "i «sink» dell'attenzione e gli strati a finestra scorrevole alternati",
     "gemma3": "gli strati a finestra scorrevole (contano solo con l'attenzione eager)",
     "gemma3_text": "gli strati a finestra scorrevole (contano solo con l'attenzione eager)",
@@ -63,14 +66,14 @@ class _Keys:
                 return self.config[name]
         return default
 
-    def integer(self, *names: str, default: int | None = None) -> int:
+    def integer(self, *names: str, default: int | None = None, positive: bool = False) -> int:
         value = self.get(*names)
         if value is None:
             if default is None:
                 raise _MissingKeyError(names[0])
             return default
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise _BadValueError(names[0], value)
+        if isinstance(value, bool) or not isinstance(value, int) or value < (1 if positive else 0):
+            raise _BadValueError(names[0], value, positive)
         return value
 
 
@@ -88,6 +91,8 @@ def read(text: str) -> Reading:
         return Reading(error="Il testo è troppo lungo per un config.json (oltre un milione di caratteri).")
     try:
         config = json.loads(text)
+    except RecursionError:
+        return Reading(error="Il JSON è annidato troppo in profondità per essere un config.json.")
     except ValueError as problem:
         line = getattr(problem, "lineno", None)
         where = f" (riga {line})" if line else ""
@@ -111,13 +116,24 @@ def read(text: str) -> Reading:
         reading.error = f"Manca la chiave «{missing.args[0]}»: senza non si conosce la forma del modello."
         return reading
     except _BadValueError as bad:
-        reading.error = f"La chiave «{bad.args[0]}» deve essere un intero non negativo, non {bad.args[1]!r}."
+        kind = "positivo" if len(bad.args) > 2 and bad.args[2] else "non negativo"
+        shown = json.dumps(bad.args[1], ensure_ascii=False)
+        reading.error = f"La chiave «{bad.args[0]}» deve essere un intero {kind}, non {shown[:40]}."
         return reading
     reading.notes.extend(_notes(keys, reading, outer_type or model_type))
     return reading
 
 
 def _architecture(keys: _Keys, model_type: str) -> Architecture:
+    arch = _by_family(keys, model_type)
+    for name, value in (("layers", arch.layers), ("hidden_size", arch.hidden), ("num_attention_heads", arch.heads),
+                        ("num_key_value_heads", arch.kv_heads), ("vocab_size", arch.vocab)):
+        if value < 1:  # no model has none of these
+            raise _BadValueError(name, value, True)
+    return arch
+
+
+def _by_family(keys: _Keys, model_type: str) -> Architecture:
     if model_type in ("t5", "mt5"):
         return _t5(keys)
     if model_type == "whisper":
@@ -134,35 +150,90 @@ def _architecture(keys: _Keys, model_type: str) -> Architecture:
 
 
 def _decoder(keys: _Keys, model_type: str) -> Architecture:
-    """Llama-like decoders (and the unknown ones, by the standard keys): RMSNorm, gated MLP, grouped attention."""
-    layers = keys.integer("num_hidden_layers", "n_layer", "num_layers")
-    hidden = keys.integer("hidden_size", "n_embd", "d_model")
-    heads = keys.integer("num_attention_heads", "n_head", "num_heads")
-    kv_heads = keys.integer("num_key_value_heads", "num_kv_heads", default=heads)
+    """Llama-like decoders (and the unknown ones, by the standard keys): RMSNorm, gated MLP, grouped attention;
+    with the mixtures of experts, latent attention and sinks of DeepSeek, Llama 4 and gpt-oss."""
+    layers = keys.integer("num_hidden_layers", "n_layer", "num_layers", positive=True)
+    hidden = keys.integer("hidden_size", "n_embd", "d_model", positive=True)
+    heads = keys.integer("num_attention_heads", "n_head", "num_heads", positive=True)
+    kv_heads = keys.integer("num_key_value_heads", "num_kv_heads", default=heads, positive=True)
     intermediate = keys.integer("intermediate_size", "ffn_dim", "n_inner", default=4 * hidden)
-    vocab = keys.integer("vocab_size")
+    vocab = keys.integer("vocab_size", positive=True)
     head_dim = keys.integer("head_dim", default=0)
     experts = keys.integer("num_local_experts", "num_experts", "n_routed_experts", default=0)
-    chosen = keys.integer("num_experts_per_tok", "moe_topk", default=0) if experts else 0
+    chosen = keys.integer("num_experts_per_tok", "experts_per_token", "moe_topk", default=0) if experts else 0
     expert_inner = keys.integer("moe_intermediate_size", default=intermediate) if experts else 0
     shared = keys.integer("shared_expert_intermediate_size", default=0)
     shared_experts = keys.integer("n_shared_experts", default=0)
     if shared_experts and not shared:
         shared = shared_experts * expert_inner
+    moe = _moe_layout(keys, model_type, intermediate) if experts else {}
+    if model_type in LLAMA4:  # a shared expert of each expert's size; dense layers of intermediate_size_mlp
+        shared = expert_inner
     gemma = model_type in GEMMA
     phi = model_type in PHI or model_type == "phi4"
-    family = LLAMA_LIKE.get(model_type) or GEMMA.get(model_type) or PHI.get(model_type) or model_type
+    family = LLAMA_LIKE.get(model_type) or GEMMA.get(model_type) or PHI.get(model_type) or \
+        FAMILIES.get(model_type) or model_type
+    gpt_oss = model_type == "gpt_oss"
+    sliding = keys.integer("sliding_window", default=0) if _sliding(keys) else 0
+    q_rank, kv_rank, rope, nope, value = _latent(keys)
     return Architecture(
-        id="config", label="Modello da config.json", layers=layers, hidden=hidden, intermediate=intermediate,
-        heads=heads, kv_heads=kv_heads, vocab=vocab, source="config.json", family=family, head_dim=head_dim,
+        id="config", label="Modello da config.json", layers=layers, hidden=hidden,
+        intermediate=moe.get("intermediate", intermediate), heads=heads, kv_heads=kv_heads, vocab=vocab,
+        source="config.json", family=family, head_dim=head_dim,
         mlp=GATED, tied=bool(keys.get("tie_word_embeddings", default=gemma)),
-        qkv_bias=bool(keys.get("attention_bias", "qkv_bias", default=model_type in ("qwen2", "qwen2_moe"))),
+        qkv_bias=not gpt_oss and bool(keys.get("attention_bias", "qkv_bias",
+                                               default=model_type in ("qwen2", "qwen2_moe"))),
+        bias=gpt_oss and bool(keys.get("attention_bias", default=True)),
         qk_norm=model_type in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text", "olmo2", "olmoe"),
         qk_norm_full=model_type in ("olmo2", "olmoe"),
         norms_per_layer=4 if model_type in ("gemma2", "gemma3", "gemma3_text") else 2,
-        fused_qkv="qkv_proj" if phi else "", fused_gate_up="gate_up_proj" if phi else "",
+        fused_qkv="qkv_proj" if phi else "", fused_gate_up="gate_up_proj" if phi or gpt_oss else "",
         experts=experts, experts_per_token=chosen, expert_intermediate=expert_inner, shared_intermediate=shared,
-        shared_gate=bool(shared) and model_type == "qwen2_moe")
+        shared_gate=bool(shared) and model_type == "qwen2_moe",
+        dense_layers=moe.get("dense_layers", 0), moe_every=moe.get("moe_every", 1), sinks=gpt_oss,
+        sliding_window=sliding, sliding_layers=_sliding_layers(keys, layers, model_type) if sliding else 0,
+        q_lora_rank=q_rank, kv_lora_rank=kv_rank, rope_dim=rope, nope_dim=nope, v_head_dim=value)
+
+
+def _moe_layout(keys: _Keys, model_type: str, intermediate: int) -> dict[str, int]:
+    """Where a mixture of experts keeps dense layers, and their size."""
+    if model_type in LLAMA4:
+        return {"moe_every": keys.integer("interleave_moe_layer_step", default=1),
+                "intermediate": keys.integer("intermediate_size_mlp", default=intermediate)}
+    dense = keys.integer("first_k_dense_replace", default=0)
+    every = keys.integer("moe_layer_freq", default=1)
+    if every != 1:
+        raise _BadValueError("moe_layer_freq", every)
+    return {"dense_layers": dense}
+
+
+def _latent(keys: _Keys) -> tuple[int, int, int, int, int]:
+    """Multi-head latent attention's sizes where the config has them: q_lora_rank, kv_lora_rank, the rotary and
+    the other part of a query/key head, a value head; zeros for ordinary attention."""
+    rank = keys.integer("kv_lora_rank", default=0)
+    if not rank:
+        return 0, 0, 0, 0, 0
+    return (keys.integer("q_lora_rank", default=0), rank, keys.integer("qk_rope_head_dim", positive=True),
+            keys.integer("qk_nope_head_dim"), keys.integer("v_head_dim", positive=True))
+
+
+def _sliding(keys: _Keys) -> bool:
+    """Whether some layers attend only to a window (Qwen's use_sliding_window is off unless set)."""
+    if keys.config.get("use_sliding_window") is False:
+        return False
+    return bool(keys.config.get("sliding_window"))
+
+
+def _sliding_layers(keys: _Keys, layers: int, model_type: str) -> int:
+    """How many layers use the window: layer_types when the config lists them; else Gemma 3's pattern (one global
+    layer in ``sliding_window_pattern``), Gemma 2's alternation (the even layers), or every layer (Mistral)."""
+    kinds = keys.get("layer_types")
+    if isinstance(kinds, list):
+        return sum(1 for kind in kinds if kind == "sliding_attention")
+    pattern = keys.config.get("sliding_window_pattern")
+    if isinstance(pattern, int) and not isinstance(pattern, bool) and pattern > 0:
+        return layers - layers // pattern
+    return (layers + 1) // 2 if model_type == "gemma2" else layers
 
 
 def _gpt2(keys: _Keys) -> Architecture:
@@ -242,6 +313,12 @@ IGNORED = {
     "quantization_config", "_name_or_path", "auto_map", "id2label", "label2id", "task_specific_params",
     "attn_logit_softcapping", "final_logit_softcapping", "query_pre_attn_scalar", "layer_types",
     "pretraining_tp", "mlp_bias", "norm_topk_prob", "head_dim", "partial_rotary_factor", "rope_local_base_freq",
+    # Routing, rotary and numerics settings of the 2025 families: no weights of their own.
+    "experts_per_token", "initial_context_length", "swiglu_limit", "aux_loss_alpha", "n_group", "topk_group",
+    "topk_method", "scoring_func", "seq_aux", "routed_scaling_factor", "ep_size", "q_lora_rank", "use_qk_norm",
+    "attention_chunk_size", "no_rope_layers", "no_rope_layer_interval", "interleave_moe_layer_step",
+    "attn_temperature_tuning", "floor_scale", "attn_scale", "router_jitter_noise", "moe_layers",
+    "sliding_window_pattern", "attention_bias", "first_k_dense_replace", "moe_layer_freq", "num_nextn_predict_layers",
 }
 
 
@@ -255,8 +332,8 @@ def _notes(keys: _Keys, reading: Reading, model_type: str) -> list[str]:
         notes.append(f"model_type «{model_type or '(assente)'}» non è tra le famiglie note: letto chiave per chiave"
                      " dove le chiavi standard ci sono; controlla la forma.")
     if model_type in UNMODELLED:
-        notes.append(f"Le pagine non modellano {UNMODELLED[model_type]}: conteggio e stime trattano gli strati come"
-                     " standard e vanno lette come approssimate.")
+        notes.append(f"La memoria delle attivazioni non modella ancora {UNMODELLED[model_type]}: lì la stima tratta"
+                     " gli strati come standard ed è approssimata; il conteggio dei parametri li segue.")
     unknown = sorted(k for k in keys.config if k not in keys.used and k not in IGNORED and not k.startswith("_"))
     if unknown:
         shown = ", ".join(unknown[:8]) + (f" e altre {len(unknown) - 8}" if len(unknown) > 8 else "")
@@ -268,6 +345,12 @@ def _notes(keys: _Keys, reading: Reading, model_type: str) -> list[str]:
     if explicit and arch.heads and explicit * arch.heads != arch.hidden:
         notes.append(f"head_dim = {explicit} è esplicito: le teste × head_dim ({arch.heads * explicit}) non sono la"
                      f" dimensione nascosta ({arch.hidden}), come in Gemma e Qwen3.")
+    if keys.config.get("num_nextn_predict_layers"):
+        notes.append("num_nextn_predict_layers: il modulo di predizione multi-token (MTP) è nei pesi pubblicati ma"
+                     " non nel modello che Transformers costruisce, e non è contato.")
+    if arch.mla:
+        notes.append(f"Attenzione latente (MLA): chiavi e valori compressi in {arch.kv_lora_rank} valori"
+                     f" (kv_lora_rank) più {arch.rope_dim} di RoPE condivisi.")
     if reading.dtype:
         notes.append(f"Pesi pubblicati in {reading.dtype} (torch_dtype).")
     return notes

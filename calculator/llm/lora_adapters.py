@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 ATTENTION = ("q_proj", "k_proj", "v_proj", "qkv_proj", "o_proj")
+LATENT = ("q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj")  # multi-head latent attention (DeepSeek)
 MLP = ("gate_proj", "up_proj", "gate_up_proj", "down_proj", "router")
 EXTRA = ("embed_tokens", "lm_head")
-MODULES = (*ATTENTION, *MLP, *EXTRA)
-LINEAR = (*ATTENTION, *MLP)  # DoRA gives these a magnitude vector
+MODULES = (*ATTENTION, *LATENT, *MLP, *EXTRA)
+LINEAR = (*ATTENTION, *LATENT, *MLP)  # DoRA gives these a magnitude vector
 QKV = frozenset({"q_proj", "k_proj", "v_proj", "qkv_proj"})
 MLP_MATRICES = frozenset({"gate_proj", "up_proj", "gate_up_proj", "down_proj"})
 # Which linear layers of a model carry a bias, and which biases PEFT trains (LoraConfig's bias).
@@ -47,6 +48,9 @@ class LoraSetup:
     model_biases: int = 0  # every bias of the model (for bias="all")
     num_labels: int = 0
     head_layout: str = LINEAR_HEAD
+    dense_layers: int = 0  # a mixture of experts' layers with a dense MLP instead (of ``dense_intermediate``)
+    dense_intermediate: int = 0
+    latent: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)  # q_lora_rank, kv_lora_rank, rope, nope, v_head_dim
 
 
 def shapes(hidden: int, intermediate: int, heads: int, kv_heads: int, head_dim: int) -> dict[str, tuple[int, int]]:
@@ -65,12 +69,25 @@ def shapes(hidden: int, intermediate: int, heads: int, kv_heads: int, head_dim: 
     }
 
 
+def latent_shapes(hidden: int, heads: int, latent: tuple[int, int, int, int, int]) -> dict[str, tuple[int, int]]:
+    """(d_in, d_out) of latent attention's projections (q_proj when the query has no bottleneck)."""
+    q_rank, kv_rank, rope, nope, value = latent
+    qk = nope + rope
+    query = {"q_a_proj": (hidden, q_rank), "q_b_proj": (q_rank, heads * qk)} if q_rank else \
+        {"q_proj": (hidden, heads * qk)}
+    return {**query, "kv_a_proj_with_mqa": (hidden, kv_rank + rope), "kv_b_proj": (kv_rank, heads * (nope + value)),
+            "o_proj": (heads * value, hidden)}
+
+
 def adapter(rank: int, d_in: int, d_out: int, dora: bool) -> int:
     return rank * (d_in + d_out) + (d_out if dora else 0)
 
 
 def _table(setup: LoraSetup, size: int) -> dict[str, tuple[int, int]]:
-    return shapes(setup.hidden, size, setup.heads, setup.kv_heads, setup.head_dim)
+    table = shapes(setup.hidden, size, setup.heads, setup.kv_heads, setup.head_dim)
+    if setup.latent[1]:
+        table = {name: table[name] for name in MLP_MATRICES} | latent_shapes(setup.hidden, setup.heads, setup.latent)
+    return table
 
 
 def _over_layers(setup: LoraSetup, attention: int, mlp: int) -> int:
@@ -84,15 +101,17 @@ def adapters(setup: LoraSetup) -> int:
 
     def matrices(size: int, names: frozenset[str]) -> int:
         table = _table(setup, size)
-        return sum(adapter(rank, *table[name], dora) for name in names)
+        return sum(adapter(rank, *table[name], dora) for name in names if name in table)
 
-    attention = matrices(setup.intermediate, chosen & frozenset(ATTENTION))
+    attention = matrices(setup.intermediate, chosen & frozenset((*ATTENTION, *LATENT)))
     mlp_names = chosen & MLP_MATRICES
     mlp = matrices(setup.intermediate, mlp_names) * max(setup.experts, 1)
     if setup.experts:
         mlp += matrices(setup.shared_intermediate, mlp_names) if setup.shared_intermediate else 0
         mlp += adapter(rank, setup.hidden, setup.experts, dora) if "router" in chosen else 0
-    total = _over_layers(setup, attention, mlp)
+    dense = setup.dense_layers if setup.experts else 0
+    total = _over_layers(setup, attention, mlp) - dense * mlp
+    total += dense * matrices(setup.dense_intermediate or setup.intermediate, mlp_names)
     return total + rank * (setup.vocab + setup.hidden) * len(chosen & frozenset(EXTRA))
 
 

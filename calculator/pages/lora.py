@@ -13,6 +13,14 @@ What PEFT adapts, architecture by architecture:
 - a mixture of experts: every expert's matrices (named modules, or one 3-D
   parameter through ``target_parameters``, whose LoRA factors have r·experts
   rows: the same count), shared experts too, and the router only when targeted;
+- a mixture of experts with dense layers (DeepSeek's first ones, Llama 4's
+  interleaved ones): those layers' MLP matrices at their own size;
+- multi-head latent attention (DeepSeek-V2/V3): q_proj, or q_a_proj and q_b_proj
+  through the query's bottleneck, kv_a_proj_with_mqa (hidden → kv_lora_rank +
+  the shared rotary key), kv_b_proj (kv_lora_rank → every head's key part and
+  value), o_proj from the value heads; no k_proj or v_proj;
+- gpt-oss: experts and router are parameters, not linear layers, which PEFT
+  adapts through ``target_parameters`` (the same count);
 - an encoder–decoder: the self-attention and MLP of both stacks and the
   decoder's cross-attention (the same module names);
 - embed_tokens and lm_head: r·(vocabulary + hidden) each;
@@ -27,18 +35,19 @@ PEFT's ``print_trainable_parameters()`` counts the base model plus the adapters
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from decimal import Decimal
 
-from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Preset, Result, Values, integer
+from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Pasted, Preset, Result, Values, integer
 from ..form.numbers import format_integer
 from ..llm.architectures import FUSED_GATE_UP, FUSED_QKV, GATED, PLAIN, SEPARATE
 from ..llm.catalogue import LORA, model, offered
-from ..llm.lora_adapters import EXTRA, MODULES, LoraSetup, trainable
+from ..llm.lora_adapters import EXTRA, LATENT, MODULES, LoraSetup, trainable
 from ..llm.optimizers import lora_state_bytes
 from ..llm.units import BYTES_PER_MB
 from .config_paste import config_paster
-from .model_fields import check_head_dim, count_field, head_dim, shape_field
+from .model_fields import LATENT_FIELDS, check_head_dim, count_field, head_dim, shape_field
 from .presets import preset
 
 ADAPTER_BYTES_HALF = 2  # fp16/bf16
@@ -52,6 +61,12 @@ ATTENTION_LABELS = {
     "qkv_proj": "Query, key e value fuse (query_key_value, c_attn, qkv_proj)",
     "o_proj": "Output dell'attenzione (o_proj, dense, c_proj)",
 }
+LATENT_LABELS = {
+    "q_a_proj": "Query compressa (q_a_proj, attenzione latente)",
+    "q_b_proj": "Query espansa (q_b_proj, attenzione latente)",
+    "kv_a_proj_with_mqa": "Chiave/valore compressi (kv_a_proj_with_mqa)",
+    "kv_b_proj": "Chiave/valore espansi (kv_b_proj)",
+}
 MLP_LABELS = {
     "gate_proj": "Gate dell'MLP (gate_proj, w1)",
     "up_proj": "Up dell'MLP (up_proj, w3, fc1, c_fc)",
@@ -63,7 +78,7 @@ EXTRA_LABELS = {
     "embed_tokens": "Embedding dei token (embed_tokens)",
     "lm_head": "Testa del modello linguistico (lm_head)",
 }
-MODULE_LABELS = {**ATTENTION_LABELS, **MLP_LABELS, **EXTRA_LABELS}
+MODULE_LABELS = {**ATTENTION_LABELS, **LATENT_LABELS, **MLP_LABELS, **EXTRA_LABELS}
 # Which linear layers of a model carry a bias.
 LINEAR_BIAS = (
     Option("none", "Nessuno (Llama, Mistral, Gemma, Phi-3, Falcon, T5)"),
@@ -99,7 +114,15 @@ def setup_of(values: Values) -> LoraSetup:
         linear_bias=str(values["linear_bias"]), train_bias=str(values["bias"]),
         model_biases=int(biases) if isinstance(biases, Decimal) else 0,
         num_labels=integer(values, "num_labels"), head_layout=str(values["head_layout"]),
+        dense_layers=_count(values, "dense_layers"), dense_intermediate=_count(values, "dense_intermediate_size"),
+        latent=(_count(values, "q_lora_rank"), _count(values, "kv_lora_rank"), _count(values, "qk_rope_head_dim"),
+                _count(values, "qk_nope_head_dim"), _count(values, "v_head_dim")),
     )
+
+
+def _count(values: Values, key: str) -> int:
+    """A count field the form always has; 0 where a caller's values (a test's, a feed's) leave it out."""
+    return integer(values, key) if key in values else 0
 
 
 def compute(values: Values) -> Outputs:
@@ -161,6 +184,10 @@ def check(values: Values) -> dict[str, str]:
     elif layout == GATED and "gate_up_proj" in chosen:
         errors["gate_up_proj"] = ("Gate e up fuse: con l'MLP a tre matrici separate non esiste gate_up_proj;"
                                   " scegli gate_proj e up_proj.")
+    errors.update(check_latent(values, chosen))
+    if _count(values, "dense_layers") >= integer(values, "layers") and integer(values, "experts"):
+        errors["dense_layers"] = ("Strati con MLP denso: devono essere meno degli strati, o il modello non ha"
+                                  " esperti; indica 0 esperti per un modello denso.")
     if "router" in chosen and not integer(values, "experts"):
         errors["router"] = "Router degli esperti: serve un modello con esperti (MoE): indica quanti esperti ha."
     if integer(values, "shared_intermediate_size") and not integer(values, "experts"):
@@ -178,14 +205,64 @@ def check(values: Values) -> dict[str, str]:
     return errors
 
 
+def check_latent(values: Values, chosen: set[str]) -> dict[str, str]:
+    """Latent attention (kv_lora_rank > 0) has no k_proj, v_proj or fused matrix, and q_proj only without a query
+    bottleneck; its sizes come together; its modules exist only with it."""
+    latent = _count(values, "kv_lora_rank") > 0
+    if not latent:
+        if chosen & set(LATENT):
+            return {"kv_lora_rank": ("Attenzione latente: q_a_proj, q_b_proj, kv_a_proj_with_mqa e kv_b_proj esistono"
+                                     " solo con l'attenzione latente (DeepSeek); indica kv_lora_rank e le altre"
+                                     " dimensioni, oppure togli quei moduli.")}
+        return {}
+    if not all(_count(values, key) for key in ("qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim")):
+        return {"qk_rope_head_dim": ("Attenzione latente: con kv_lora_rank servono anche qk_rope_head_dim,"
+                                     " qk_nope_head_dim e v_head_dim (dal config).")}
+    absent = [name for name in ("k_proj", "v_proj", "qkv_proj") if name in chosen]
+    if absent:
+        return {absent[0]: ("Key e value: nell'attenzione latente non ci sono k_proj, v_proj né una matrice fusa;"
+                            " chiavi e valori passano da kv_a_proj_with_mqa e kv_b_proj.")}
+    query_rank = _count(values, "q_lora_rank")
+    if query_rank and "q_proj" in chosen:
+        return {"q_proj": ("Query: con q_lora_rank la query passa da q_a_proj e q_b_proj, non da una q_proj;"
+                           " scegli quelle.")}
+    if not query_rank and chosen & {"q_a_proj", "q_b_proj"}:
+        return {"q_a_proj": ("Query compressa: con q_lora_rank 0 la query ha una sola q_proj (DeepSeek-V2-Lite);"
+                             " scegli q_proj.")}
+    return {}
+
+
+read_config = config_paster()
+
+
 def _preset(model_id: str, group: str = "Compila con un modello:") -> Preset:
     """A catalogue model with the targets PEFT picks when ``target_modules`` is not given (query and value;
-    the fused query_key_value/c_attn where the model has one). Phi-3 and Whisper have no default in PEFT:
-    the same choice is made for them."""
+    the fused query_key_value/c_attn where the model has one). Phi-3, Whisper, gpt-oss, OLMo 2 and SmolLM3 have
+    no default in PEFT: the same choice is made for them; for latent attention (DeepSeek, no default either), the
+    query's last projection and kv_b_proj, which makes keys and values."""
     button = preset(model_id, group)
     fused = button.values["attention_layout"] == FUSED_QKV
     targets = {name: "" for name in MODULES} | ({"qkv_proj": "on"} if fused else {"q_proj": "on", "v_proj": "on"})
-    return replace(button, values={**button.values, **targets})
+    return replace(button, values={**button.values, **targets, **latent_targets(button.values)})
+
+
+def latent_targets(texts: Mapping[str, str]) -> dict[str, str]:
+    """For latent attention, the query's last projection and kv_b_proj (what makes keys and values) in place of
+    q_proj and v_proj, which it does not have; nothing for other attention."""
+    if texts.get("kv_lora_rank", "0") in ("0", ""):
+        return {}
+    query = "q_b_proj" if texts.get("q_lora_rank", "0") not in ("0", "") else "q_proj"
+    return {name: "" for name in MODULES} | {query: "on", "kv_b_proj": "on"}
+
+
+def _paste(text: str) -> Pasted:
+    """A pasted config.json, with the latent-attention targets when the model has it (the others keep theirs)."""
+    pasted = read_config(text)
+    targets = latent_targets(pasted.fields)
+    if not targets:
+        return pasted
+    note = "Moduli adattati: q_b_proj (o q_proj) e kv_b_proj, perché l'attenzione latente non ha v_proj."
+    return replace(pasted, fields={**pasted.fields, **targets}, notes=(*pasted.notes, note))
 
 
 def _shape(field_id: str, help_text: str = "") -> Field:
@@ -237,7 +314,8 @@ CALCULATOR = Calculator(
                        Option(PLAIN, "Semplice, due matrici (GPT-2, OPT, BLOOM, Falcon, T5, Whisper)")),
               help="Quali matrici ha l'MLP di ogni strato (o di ogni esperto)."),
         *(_shape(key) for key in ("layers", "decoder_layers", "hidden_size", "intermediate_size", "attention_heads",
-                                  "kv_heads", "head_dim", "experts", "shared_intermediate_size")),
+                                  "kv_heads", "head_dim", "experts", "shared_intermediate_size", "dense_layers",
+                                  "dense_intermediate_size", *LATENT_FIELDS)),
         _shape("vocab_size", "Serve se adatti embed_tokens o lm_head."),
         Field(id="linear_bias", label="Bias degli strati lineari", default="none", kind=Kind.CHOICE,
               group="Architettura", options=LINEAR_BIAS,
@@ -279,7 +357,7 @@ CALCULATOR = Calculator(
                     " momenti fp32.", primary=False),
     ),
     compute=compute,
-    paste=config_paster(),
+    paste=_paste,
     check=check,
     glance=("trainable_parameters", "trainable_percent"),
     fold=("Architettura",),

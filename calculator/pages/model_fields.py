@@ -49,7 +49,25 @@ SHAPE: dict[str, ShapeField] = {
     "shared_intermediate_size": ShapeField("Esperto condiviso: dimensione intermedia",
                                            "shared_expert_intermediate_size (Qwen1.5/Qwen2-MoE): un MLP che vede"
                                            " tutti i token; 0 se il modello non ne ha.", zero=True),
+    "dense_layers": ShapeField("Strati con MLP denso (MoE)", "In un modello a esperti, gli strati che hanno un MLP"
+                               " denso al posto degli esperti: i primi first_k_dense_replace (DeepSeek), o quelli"
+                               " tra uno strato a esperti e l'altro (Llama 4). 0 se tutti hanno esperti.",
+                               10_000, zero=True),
+    "dense_intermediate_size": ShapeField("Strati densi: dimensione intermedia",
+                                          "intermediate_size degli strati con MLP denso (DeepSeek; in Llama 4"
+                                          " intermediate_size_mlp); 0 se non ce ne sono.", zero=True),
+    "q_lora_rank": ShapeField("Attenzione latente: q_lora_rank", "Rango della compressione delle query (q_a_proj,"
+                              " q_b_proj) nell'attenzione latente multi-testa (DeepSeek-V3); 0 se la query ha una"
+                              " sola q_proj.", zero=True),
+    "kv_lora_rank": ShapeField("Attenzione latente: kv_lora_rank", "Valori del vettore compresso da cui nascono chiavi"
+                               " e valori (DeepSeek-V2 e V3: 512); 0 per l'attenzione ordinaria.", zero=True),
+    "qk_rope_head_dim": ShapeField("Attenzione latente: qk_rope_head_dim", "Parte di ogni testa che porta la RoPE"
+                                   " (condivisa tra le teste per la chiave).", zero=True),
+    "qk_nope_head_dim": ShapeField("Attenzione latente: qk_nope_head_dim", "Parte di ogni testa di query e chiave"
+                                   " senza RoPE.", zero=True),
+    "v_head_dim": ShapeField("Attenzione latente: v_head_dim", "Dimensione di ogni testa dei valori.", zero=True),
 }
+LATENT_FIELDS = ("q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim")
 
 
 def shape_field(field_id: str, group: str, defaults: Architecture, help_text: str = "") -> Field:

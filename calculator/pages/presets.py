@@ -26,7 +26,7 @@ def field_texts(entry: Architecture) -> dict[str, str]:
     return {
         "layers": str(entry.layers), "hidden_size": str(entry.hidden), "attention_heads": str(entry.heads),
         # The head dimension only where the config sets one (else the page derives it from the fields).
-        "kv_heads": str(entry.kv_heads), "head_dim": str(entry.head_dim) if entry.head_dim else "",
+        "kv_heads": str(entry.kv_heads), "head_dim": str(entry.dim) if entry.head_dim or entry.mla else "",
         # A mixture of experts: the size of each expert's MLP.
         "intermediate_size": str(entry.expert_intermediate if entry.moe else entry.intermediate),
         "mlp": entry.mlp, "vocab_size": str(entry.vocab),
@@ -49,6 +49,11 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         "encoder_sequence": str(entry.encoder_positions or (T5_INPUT if entry.decoder_layers else 0)),
         "linear_bias": ("all" if entry.k_bias else "all_but_k") if entry.bias else "qkv" if entry.qkv_bias else "none",
         "model_biases": str(entry.biases()),
+        "dense_layers": str(entry.layers - entry.moe_layers if entry.moe else 0),
+        "dense_intermediate_size": str(entry.intermediate if entry.moe and entry.moe_layers < entry.layers else 0),
+        "q_lora_rank": str(entry.q_lora_rank), "kv_lora_rank": str(entry.kv_lora_rank),
+        "qk_rope_head_dim": str(entry.rope_dim), "qk_nope_head_dim": str(entry.nope_dim),
+        "v_head_dim": str(entry.v_head_dim),
     }
 
 

@@ -110,3 +110,92 @@ def test_each_family_reads_to_the_publishers_count(model_id: str) -> None:
     reading = hf_config.read(json.dumps(FAMILY_CONFIGS[model_id]))
     assert reading.error == "" and reading.architecture is not None, reading.error
     assert reading.architecture.parameters() == model(model_id).stated_parameters
+
+
+# The 2025 families, each with the keys of its config.json that give the shape (values as published at the model's
+# config.json, the URL of its catalogue entry): the reader gives the count Transformers builds
+# (tests/data/peft_counts.json) and the architecture features the pages count.
+GPT_OSS_LAYERS = ["sliding_attention", "full_attention"] * 12
+NEW_FAMILY_CONFIGS: dict[str, dict[str, object]] = {
+    "gpt-oss-20b": {"model_type": "gpt_oss", "num_hidden_layers": 24, "hidden_size": 2880, "intermediate_size": 2880,
+                    "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64, "vocab_size": 201088,
+                    "num_local_experts": 32, "num_experts_per_tok": 4, "experts_per_token": 4, "attention_bias": True,
+                    "sliding_window": 128, "layer_types": GPT_OSS_LAYERS, "tie_word_embeddings": False,
+                    "swiglu_limit": 7.0, "initial_context_length": 4096, "rope_theta": 150000},
+    "deepseek-v2-lite": {"model_type": "deepseek_v2", "num_hidden_layers": 27, "hidden_size": 2048,
+                         "intermediate_size": 10944, "moe_intermediate_size": 1408, "num_attention_heads": 16,
+                         "num_key_value_heads": 16, "vocab_size": 102400, "n_routed_experts": 64, "n_shared_experts": 2,
+                         "num_experts_per_tok": 6, "first_k_dense_replace": 1, "moe_layer_freq": 1,
+                         "q_lora_rank": None, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+                         "v_head_dim": 128, "tie_word_embeddings": False, "topk_method": "greedy"},
+    "deepseek-v3": {"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168,
+                    "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_attention_heads": 128,
+                    "num_key_value_heads": 128, "vocab_size": 129280, "n_routed_experts": 256, "n_shared_experts": 1,
+                    "num_experts_per_tok": 8, "first_k_dense_replace": 3, "moe_layer_freq": 1, "q_lora_rank": 1536,
+                    "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128,
+                    "num_nextn_predict_layers": 1, "tie_word_embeddings": False, "topk_method": "noaux_tc"},
+    "olmo-2-7b": {"model_type": "olmo2", "num_hidden_layers": 32, "hidden_size": 4096, "intermediate_size": 11008,
+                  "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 100352,
+                  "tie_word_embeddings": False, "attention_bias": False},
+    "olmo-2-13b": {"model_type": "olmo2", "num_hidden_layers": 40, "hidden_size": 5120, "intermediate_size": 13824,
+                   "num_attention_heads": 40, "num_key_value_heads": 40, "vocab_size": 100352,
+                   "tie_word_embeddings": False},
+    "smollm3-3b": {"model_type": "smollm3", "num_hidden_layers": 36, "hidden_size": 2048, "intermediate_size": 11008,
+                   "num_attention_heads": 16, "num_key_value_heads": 4, "vocab_size": 128256,
+                   "tie_word_embeddings": True, "no_rope_layer_interval": 4, "use_sliding_window": False,
+                   "sliding_window": None},
+}
+
+
+@pytest.mark.parametrize("model_id", sorted(NEW_FAMILY_CONFIGS))
+def test_the_2025_families_read_to_the_count_transformers_builds(model_id: str) -> None:
+    from calculator.llm.catalogue import model
+    from calculator.pages.config_paste import config_paster, same_model
+
+    reading = hf_config.read(json.dumps(NEW_FAMILY_CONFIGS[model_id]))
+    arch, entry = reading.architecture, model(model_id)
+    assert reading.error == "" and arch is not None, reading.error
+    assert arch.parameters() == entry.parameters() and entry.agrees_with_publisher(arch.parameters())
+    assert same_model(arch) == entry
+    assert not any("Chiavi non usate" in note for note in reading.notes)
+    pasted = config_paster()(json.dumps(NEW_FAMILY_CONFIGS[model_id]))
+    assert any("(uguale, alle cifre che dà)" in note for note in pasted.notes)
+    assert pasted.fields["kv_lora_rank"] == str(entry.kv_lora_rank)
+    assert pasted.fields["dense_layers"] == str(entry.layers - entry.moe_layers if entry.moe else 0)
+
+
+def test_latent_attention_dense_layers_sinks_and_windows_are_read() -> None:
+    v3 = hf_config.read(json.dumps(NEW_FAMILY_CONFIGS["deepseek-v3"])).architecture
+    assert v3 is not None and v3.mla and v3.q_lora_rank == 1536 and v3.dim == 192 and v3.moe_layers == 58
+    lite = hf_config.read(json.dumps(NEW_FAMILY_CONFIGS["deepseek-v2-lite"])).architecture
+    assert lite is not None and lite.q_lora_rank == 0 and lite.shared_intermediate == 2 * 1408
+    oss = hf_config.read(json.dumps(NEW_FAMILY_CONFIGS["gpt-oss-20b"])).architecture
+    assert oss is not None and oss.sinks and oss.bias and oss.sliding_layers == 12 and oss.sliding_window == 128
+    # Llama 4: the language model nested in text_config, experts every other layer, a shared expert.
+    scout = {"model_type": "llama4", "tie_word_embeddings": False, "text_config": {
+        "model_type": "llama4_text", "num_hidden_layers": 48, "hidden_size": 5120, "intermediate_size": 8192,
+        "intermediate_size_mlp": 16384, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+        "vocab_size": 202048, "num_local_experts": 16, "num_experts_per_tok": 1, "interleave_moe_layer_step": 1,
+        "use_qk_norm": True}}
+    arch = hf_config.read(json.dumps(scout)).architecture
+    # Transformers 4.57.1's Llama4ForCausalLM from this text config, on the meta device: 107,769,861,120.
+    assert arch is not None and arch.parameters() == 107_769_861_120
+    scout["text_config"]["interleave_moe_layer_step"] = 2  # type: ignore[index]
+    arch = hf_config.read(json.dumps(scout)).architecture
+    assert arch is not None and arch.moe_layers == 24
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[" * 100_000, "annidato"),
+    ('{"num_hidden_layers": NaN, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10}', "non NaN"),
+    ('{"num_hidden_layers": Infinity, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10}',
+     "non Infinity"),
+    ('{"num_hidden_layers": -2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10}', "positivo"),
+    ('{"model_type": "gpt2", "n_layer": 2, "n_embd": 64, "n_head": 0, "vocab_size": 10}', "positivo, non 0"),
+    ('{"model_type": "llama", "num_layers": 2, "d_model": 64, "num_heads": 4, "d_ff": 8}', "vocab_size"),
+    ('{"model_type": "deepseek_v3", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4,'
+     ' "vocab_size": 10, "n_routed_experts": 4, "moe_layer_freq": 2}', "moe_layer_freq"),
+])
+def test_hostile_configs_get_an_italian_message(text: str, message: str) -> None:
+    reading = hf_config.read(text)
+    assert reading.architecture is None and message in reading.error

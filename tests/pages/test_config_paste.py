@@ -64,3 +64,25 @@ def test_the_paste_box_has_no_name_so_it_never_reaches_the_address() -> None:
     html = render(CALCULATORS["parametri-lora"])
     box = html.split("data-paste-box", 1)[1].split("</details>", 1)[0]
     assert "name=" not in box and "<textarea" in box and 'type="file"' in box
+
+
+@pytest.mark.parametrize("model_id", ["deepseek-v3", "deepseek-v2-lite", "gpt-oss-20b"])
+def test_a_2025_config_on_the_lora_page_computes_as_peft_counts(model_id: str) -> None:
+    """The LoRA page's targets follow latent attention (it has no v_proj); the answer is the one PEFT gave for the
+    same targets (tests/data/peft_counts.json, the query/value pair)."""
+    from tests.llm.test_hf_config import NEW_FAMILY_CONFIGS
+    from tests.pages.test_peft_counts import ROWS
+
+    answer = paste("parametri-lora", json.dumps(NEW_FAMILY_CONFIGS[model_id]))
+    fields = answer["fields"]
+    assert isinstance(fields, dict)
+    from calculator.pages.lora import MODULES
+
+    entry, calc = model(model_id), CALCULATORS["parametri-lora"]
+    values = {**calc.defaults, **fields, "rank": "16"}
+    pair = {"q_b_proj" if entry.q_lora_rank else "q_proj", "kv_b_proj" if entry.mla else "v_proj"}
+    assert {name for name in MODULES if values[name] == "on"} == pair
+    result = respond({"calculator": calc.id, "values": values})
+    assert result["status"] == "ok", result["errors"]
+    peft = next(row["framework"] for row in ROWS if row["model"] == model_id and row.get("case", {}).get("rank") == 16)
+    assert result["results"]["trainable_parameters"] == f"{peft:,}".replace(",", ".")  # type: ignore[index]
