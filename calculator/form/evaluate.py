@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation, localcontext
 from urllib.parse import urlencode
 
-from .model import Calculator, ComputeError, FieldError, Kind, Problem, Value, read_field
+from .model import Calculator, ComputeError, Feed, FieldError, Kind, Problem, Value, read_field
 from .numbers import ParseError, ambiguous_reading, format_exact_field, format_field, format_grouped, parse_number
 
 MESSAGE_EMPTY = "Inserisci un valore per visualizzare i risultati."
@@ -142,8 +142,7 @@ def _evaluate(calc: Calculator, texts: Mapping[str, object]) -> Evaluation:
             chart = calc.chart(values, finite) if calc.chart else ""
     except (ArithmeticError, InvalidOperation, ValueError, OverflowError, ComputeError):
         return Evaluation("invalid", MESSAGE_FAILED, {}, blank, values, mode=mode, units=units, notes=notes)
-    queries = {feed.id: feed_query(feed.values, feed.fixed, values, finite, feed.optional)
-               for feed in calc.feeds}
+    queries = {feed.id: _link(calc, feed, values, finite) for feed in calc.feeds}
     links = {key: query for key, query in queries.items() if query is not None}
     return Evaluation("ok", "", {}, results, values, finite, chart, mode=mode, units=units, links=links, notes=notes)
 
@@ -166,6 +165,15 @@ def field_notes(calc: Calculator, texts: Mapping[str, object], mode: str, units:
         fix = f"la virgola: {written}" if "," in written else f"{written}, senza separatori"
         notes[spec.id] = f"Letto come {taken}. Intendevi {other}? Allora scrivi {fix}."
     return notes
+
+
+def _link(calc: Calculator, feed: Feed, values: Mapping[str, Value],
+          outputs: Mapping[str, Decimal | str | None]) -> str | None:
+    """A link's query, with the fields the sibling shares with this calculator (``family.carried``)."""
+    from .family import carried  # the registry it reads imports every page, which import this module
+
+    sources, optional = carried(calc, feed)
+    return feed_query(sources, feed.fixed, values, outputs, optional)
 
 
 def feed_query(sources: Mapping[str, str], fixed: Mapping[str, str], values: Mapping[str, Value],

@@ -65,6 +65,7 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None,
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-input">Dati di input</h2>',
         f"<noscript><p class=\"calc__engine\">{_t(NOSCRIPT)}</p></noscript>",
         _engine_status(),
+        _arrived(calc),
     ]
     rows = _presets(calc, mode, values)
     parts.append(rows.pop("", ""))
@@ -176,6 +177,21 @@ def _glance(calc: Calculator, evaluation: Evaluation) -> str:
 def _tone(key: str, tone: Mapping[str, str]) -> str:
     """The attributes that colour a result by its tone (the page script keeps data-tone current)."""
     return f' data-tone-for="{_a(key)}" data-tone="{_a(tone.get(key, ""))}"'
+
+
+ARRIVED = "Valori arrivati da «{}»:"  # then the fields the link filled, with their values (the page script lists them)
+
+
+def _arrived(calc: Calculator) -> str:
+    """Where a sibling's link says what it filled: hidden until the page opens from one (``?da=<its id>``)."""
+    from .registry import CALCULATORS  # every page imports this module's package
+
+    titles = {other.id: other.title for other in CALCULATORS.values()
+              if any(feed.target == calc.id for feed in other.feeds)}
+    if not titles:
+        return ""
+    return (f'<p class="calc__note calc__arrived" data-arrived="{_a(ARRIVED)}" data-titles="{_a(json.dumps(titles))}"'
+            ' role="status" hidden></p>')
 
 
 def _engine_status() -> str:
@@ -308,7 +324,8 @@ def _result_row(result: Result, text: str, mode: str, tone: Mapping[str, str]) -
         css += " calc__output--text"
         value = f'<p class="calc__note" data-output="{_a(result.id)}">{_t(text)}</p>'
     else:
-        value = f'<output data-output="{_a(result.id)}">{_t(text)}</output>'
+        # An <output> is a live region of its own (role status): off, so that only the announcement speaks.
+        value = f'<output data-output="{_a(result.id)}" aria-live="off">{_t(text)}</output>'
     help_text = f'<dd class="calc__output-help">{_t(result.help)}</dd>' if result.help else ""
     return (f'<div class="{css}"{_tone(result.id, tone)}{_modes(result.modes, mode)}><dt>{_t(result.label)}</dt>'
             f"<dd>{value}</dd>{help_text}</div>")

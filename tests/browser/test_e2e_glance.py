@@ -86,13 +86,12 @@ def test_only_the_headline_and_the_verdict_are_announced_once_typing_pauses(page
     live = page.locator("[aria-live]:not([aria-live=off])")
     announced = form.locator("[data-announce]")
     assert live.evaluate_all("(all) => all.filter((e) => e.closest('.calc__results')).length") == 1
-    assert form.locator(".calc__results [aria-live] [data-output]").count() == 0
+    assert form.locator(".calc__results [aria-live]:not([aria-live=off]) [data-output]").count() == 0
+    # An <output> is a live region of its own (role status) unless told otherwise.
+    assert form.locator("output:not([aria-live=off])").count() == 0
     expect(announced).to_have_text("")
-    field = form.locator('[name="parameters_billion"]')
-    field.fill("")
-    field.press_sequentially("13", delay=80)
-    page.wait_for_timeout(300)  # still typing: nothing said yet
-    expect(announced).to_have_text("")
+    form.locator('[name="parameters_billion"]').fill("13")
+    assert announced.text_content() == ""  # said only once typing pauses (0,9 s)
     expect(announced).to_contain_text("Memoria per GPU", timeout=5_000)
     text = announced.text_content() or ""
     assert "non entra" in text.lower() or "entra" in text.lower()
@@ -157,3 +156,24 @@ def test_the_accumulation_gpu_mode_shows_its_verdict_and_plan_at_a_glance(page: 
     expect(form.locator('.calc__glance-item[data-tone-for="gpu_fit"]')).to_have_attribute("data-tone", "good")
     calculator(page, ACC).locator('[name="mode"]').select_option("diretto")
     expect(bar.locator('[data-output="accumulation_needed"]')).to_be_hidden()
+
+
+def test_a_link_carries_the_model_merges_into_the_kept_values_and_says_what_arrived(page: Page,
+                                                                                   server: Server) -> None:
+    lora = open_ready(page, server, LORA)
+    lora.locator('[name="rank"]').fill("16")  # kept on this device
+    page.wait_for_timeout(400)  # the address and the storage are written once typing pauses
+    vram = open_ready(page, server, VRAM)
+    vram.get_by_role("button", name="Llama 3.1 8B", exact=True).click()
+    expect(output(vram, "per_gpu_gb")).to_have_text("130,48 GB")
+    vram.locator('a[data-feed="lora"]').click()
+    lora = calculator(page, LORA)
+    expect(lora).to_have_attribute("data-state", "ready", timeout=60_000)
+    expect(lora.locator('[name="hidden_size"]')).to_have_value("4096")
+    expect(lora.locator('[name="kv_heads"]')).to_have_value("8")
+    expect(lora.locator('[name="rank"]')).to_have_value("16")  # not carried: the reader's own stays
+    expect(output(lora, "trainable_parameters")).to_have_text("6.815.744")  # Llama 3.1 8B, q and v, r = 16
+    note = lora.locator("[data-arrived]")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("Calcolatore della VRAM")
+    expect(note).to_contain_text("Dimensione nascosta 4096")

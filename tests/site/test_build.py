@@ -64,8 +64,8 @@ def test_each_calculator_page_embeds_its_prerendered_form(site_dir: Path, calcul
 def test_page_is_prerendered_with_default_results(site_dir: Path) -> None:
     html = page_text(site_dir, CALCULATOR_PAGES["accumulo-del-gradiente"])
     assert 'data-calculator="accumulo-del-gradiente" data-state="loading"' in html
-    assert '<output data-output="effective_batch">32</output>' in html
-    assert '<output data-output="activation_memory">2 GB</output>' in html
+    assert '<output data-output="effective_batch" aria-live="off">32</output>' in html
+    assert '<output data-output="activation_memory" aria-live="off">2 GB</output>' in html
     for spec in CALCULATORS["accumulo-del-gradiente"].fields:
         if not spec.numeric:
             continue
@@ -163,10 +163,10 @@ def test_pyodide_version_is_written_only_in_the_npm_files() -> None:
 
 def test_sibling_pages_are_prerendered_with_their_results(site_dir: Path) -> None:
     vram = page_text(site_dir, CALCULATOR_PAGES["vram-addestramento-llm"])
-    assert '<output data-output="per_gpu_gb">114 GB</output>' in vram
+    assert '<output data-output="per_gpu_gb" aria-live="off">114 GB</output>' in vram
     assert "<svg" in vram and 'role="img"' in vram
     lora = page_text(site_dir, CALCULATOR_PAGES["parametri-lora"])
-    assert '<output data-output="trainable_parameters">4.194.304</output>' in lora
+    assert '<output data-output="trainable_parameters" aria-live="off">4.194.304</output>' in lora
     assert lora.count("data-preset=") == len(CALCULATORS["parametri-lora"].presets)
 
 

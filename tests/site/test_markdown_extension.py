@@ -78,7 +78,7 @@ def test_generated_table_comes_from_the_module_without_inline_styles() -> None:
 def test_calculator_directive_renders_the_form_with_results() -> None:
     html = md("[[calcolatore accumulo-del-gradiente]]")
     assert 'data-calculator="accumulo-del-gradiente"' in html
-    assert '<output data-output="effective_batch">32</output>' in html
+    assert '<output data-output="effective_batch" aria-live="off">32</output>' in html
     assert "<p>" not in html.split("<form", 1)[0]
 
 

@@ -72,7 +72,7 @@ def grown_server(grown_site: Path) -> Iterator[Server]:
 
 def test_the_build_picks_it_up(grown_site: Path) -> None:
     page = (grown_site / "prova-raddoppio" / "index.html").read_text()
-    assert '<output data-output="doppio">42</output>' in page  # pre-rendered
+    assert '<output data-output="doppio" aria-live="off">42</output>' in page  # pre-rendered
     assert "Il doppio di cento è 200." in page  # a figure of the prose
     home = (grown_site / "index.html").read_text()
     assert 'href="prova-raddoppio/"' in home and "Raddoppia un numero" in home  # card and navigation

@@ -229,6 +229,21 @@ function stored(form) {
   }
 }
 
+/** Opened from a sibling's link (?da=<its id>): say which fields it filled, with their values ([data-arrived]). */
+function sayArrived(form, search) {
+  const note = form.querySelector("[data-arrived]");
+  const params = new URLSearchParams(search);
+  const title = note && JSON.parse(note.dataset.titles)[params.get("da")];
+  if (!title) return;
+  const filled = [...params].filter(([name]) => form.elements.namedItem(name) instanceof Element).map(([name, value]) => {
+    const control = form.elements.namedItem(name);
+    const label = control.id ? form.querySelector(`label[for="${CSS.escape(control.id)}"]`) : null;
+    return `${label ? label.textContent.trim() : name} ${value}`;
+  });
+  note.textContent = `${note.dataset.arrived.replace("{}", title)} ${filled.join("; ")}.`;
+  note.hidden = false;
+}
+
 /**
  * The values in the address (?field=value&…) and on this device. They fill the fields now (a shared
  * link wins over this device); edits are written back once typing pauses, and at once when the reader
@@ -281,9 +296,11 @@ export function mountAddress(form, onValues = () => {}) {
   };
   window.addEventListener("pagehide", flush);
   window.addEventListener("storage", onStorage);
+  // A link's values merge into what this device kept: the fields it does not carry keep the reader's own.
+  const fromDevice = readQuery(form, stored(form));
   const fromAddress = readQuery(form, location.search);
-  const fromDevice = !fromAddress && readQuery(form, stored(form));
-  if (fromDevice) say("restored");
+  if (fromDevice && !fromAddress) say("restored");
+  sayArrived(form, location.search);
   return {
     /** Whether the address or this device gave values, not yet computed. */
     restored: fromAddress || fromDevice,
@@ -495,7 +512,14 @@ export function mountCopy(form, address) {
 /** Links that carry results to a sibling calculator (a[data-feed]; show() keeps their query current). */
 export function mountFeeds(form, address) {
   // Coming back, the reader finds every value.
-  for (const link of form.querySelectorAll("a[data-feed]")) link.addEventListener("click", address.flush);
+  for (const link of form.querySelectorAll("a[data-feed]")) {
+    link.addEventListener("click", () => {
+      address.flush();
+      const target = new URL(link.href); // the sibling says where its values came from
+      target.searchParams.set("da", form.dataset.calculator);
+      link.href = target.href;
+    });
+  }
 }
 
 /** Wire one calculator form; returns what unmounts it (the theme's instant navigation replaced the page). */
@@ -506,6 +530,7 @@ export function mountCalculator(form) {
   });
   const engine = mountEngine(form, address.restored);
   const onEdit = () => {
+    clearTimeout(announcing.get(form)); // still typing: nothing is said until it pauses
     markPresets(form);
     engine.update(true);
     address.writeSoon();
