@@ -138,35 +138,32 @@ RESULT = Result("comparison", "Confronto delle configurazioni", format=Format.TE
 # The article's figure: one model, one sequence, the same 32 GPUs laid out five ways (ZeRO-1 with a pipeline, as
 # Megatron-LM and torchtitan keep a stage's weights whole; ZeRO-3 otherwise).
 LAYOUTS: tuple[tuple[str, dict[str, int | str | bool]], ...] = (
-    ("FSDP (ZeRO-3) su 32 GPU", {"gpus": 32, "zero_stage": "3"}),
-    ("TP 8 × DP 4, ZeRO-3", {"gpus": 32, "tensor_parallel": 8, "zero_stage": "3", "sequence_parallel": True}),
-    ("TP 8 × CP 2 × DP 2, ZeRO-3", {"gpus": 32, "tensor_parallel": 8, "context_parallel": 2, "zero_stage": "3",
-                                    "sequence_parallel": True}),
-    ("TP 4 × PP 4 × DP 2, ZeRO-1", {"gpus": 32, "tensor_parallel": 4, "pipeline_parallel": 4, "zero_stage": "1",
-                                    "sequence_parallel": True}),
-    ("TP 4 × PP 4 (interleaved, v = 5) × DP 2, ZeRO-1",
-     {"gpus": 32, "tensor_parallel": 4, "pipeline_parallel": 4, "virtual_stages": 5, "zero_stage": "1",
-      "sequence_parallel": True}),
+    ("FSDP", {"gpus": 32, "zero_stage": "3"}),
+    ("TP 8, FSDP", {"gpus": 32, "tensor_parallel": 8, "zero_stage": "3", "sequence_parallel": True}),
+    ("TP 8, CP 2, FSDP", {"gpus": 32, "tensor_parallel": 8, "context_parallel": 2, "zero_stage": "3",
+                          "sequence_parallel": True}),
+    ("TP 4, PP 4, ZeRO-1", {"gpus": 32, "tensor_parallel": 4, "pipeline_parallel": 4, "zero_stage": "1",
+                            "sequence_parallel": True}),
+    ("Lo stesso, interleaved", {"gpus": 32, "tensor_parallel": 4, "pipeline_parallel": 4, "virtual_stages": 5,
+                                "zero_stage": "1", "sequence_parallel": True}),
 )
 
 
 def layout_table(values: Values) -> Table:
-    """Per-GPU memory of the peak GPU for each layout of ``LAYOUTS``, by component, from the form's ``values``."""
+    """GiB per GPU of the peak GPU for each layout of ``LAYOUTS``: weights, gradients and states at the peak, the
+    activations and loss at their largest (in backward), and the peak. Few columns: the article's column is narrow,
+    and a table that scrolls is a region keyboards cannot reach."""
     rows = []
     for name, change in LAYOUTS:
         config: dict[str, Value] = {**values}
         for key, value in change.items():
             config[key] = value if isinstance(value, (str, bool)) else Decimal(value)
         given = vram_step.read(config)
-        stage, result = max(vram_step.stage_steps(given), key=lambda pair: pair[1].allocated)
+        result = vram_step.evaluate_step(given)
         parts = result.peak.parts
         cells = [format_decimal(parts[key] / BYTES_PER_GIB) for key in ("weights", "gradients", "optimizer")]
-        cells.append(format_decimal((parts["activations"] + parts["loss"]) / BYTES_PER_GIB))
-        rows.append((name, str(given.layout.data_parallel(given.gpus)), *cells,
-                     format_decimal(result.allocated / BYTES_PER_GIB),
-                     f"{STAGES[stage.name]}, {vram_step.PHASE_LABELS[result.peak.name]}"))
-    return Table(("Disposizione", "DP", "Pesi", "Gradienti", "Ottimizzatore", "Attivazioni e loss", "Picco (GiB)",
-                  "GPU e fase del picco"), tuple(rows), (False, True, True, True, True, True, True, False))
-
-
-STAGES = {"only": "ognuna", "first": "primo stadio", "last": "ultimo stadio"}
+        kept = max(phase.parts["activations"] + phase.parts["loss"] for phase in result.phases)
+        cells.append(format_decimal(kept / BYTES_PER_GIB))
+        rows.append((name, *cells, format_decimal(result.allocated / BYTES_PER_GIB)))
+    return Table(("32 GPU", "Pesi", "Gradienti", "Stati", "Attivazioni", "Picco"), tuple(rows),
+                 (False, True, True, True, True, True))
