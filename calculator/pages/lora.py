@@ -188,6 +188,9 @@ def check(values: Values) -> dict[str, str]:
     if _count(values, "dense_layers") >= integer(values, "layers") and integer(values, "experts"):
         errors["dense_layers"] = ("Strati con MLP denso: devono essere meno degli strati, o il modello non ha"
                                   " esperti; indica 0 esperti per un modello denso.")
+    elif _count(values, "dense_layers") and integer(values, "experts") and not _count(values, "dense_intermediate_size"):
+        errors["dense_intermediate_size"] = ("Strati densi: dimensione intermedia: con strati a MLP denso serve la loro"
+                                             " intermediate_size (DeepSeek-V3: 18432).")
     if "router" in chosen and not integer(values, "experts"):
         errors["router"] = "Router degli esperti: serve un modello con esperti (MoE): indica quanti esperti ha."
     if integer(values, "shared_intermediate_size") and not integer(values, "experts"):

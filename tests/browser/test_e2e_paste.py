@@ -102,3 +102,17 @@ def test_a_config_pasted_on_each_model_page(page: Page, server: Server, calculat
         expect(form.locator('[name="layers"]')).to_have_value("61")
     if form.locator('[name="parameters_billion"]').count():
         expect(form.locator('[name="parameters_billion"]')).to_have_value(re.compile(r"^671,026"))
+
+
+@pytest.mark.browser
+def test_a_config_file_dropped_on_the_box(page: Page, server: Server) -> None:
+    form = open_ready(page, server, LORA)
+    box = form.locator("[data-paste-box]")
+    dropped = page.evaluate_handle(
+        "(text) => { const data = new DataTransfer();"
+        " data.items.add(new File([text], 'config.json', {type: 'application/json'})); return data; }", DEEPSEEK_V3)
+    box.dispatch_event("drop", {"dataTransfer": dropped})
+    expect(box).to_have_attribute("open", "")
+    expect(form.locator('[name="kv_lora_rank"]')).to_have_value("512")
+    expect(form.locator('[name="kv_b_proj"]')).to_be_checked()
+    expect(box.locator("[data-paste]")).to_have_value(DEEPSEEK_V3)

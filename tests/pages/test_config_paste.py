@@ -86,3 +86,20 @@ def test_a_2025_config_on_the_lora_page_computes_as_peft_counts(model_id: str) -
     assert result["status"] == "ok", result["errors"]
     peft = next(row["framework"] for row in ROWS if row["model"] == model_id and row.get("case", {}).get("rank") == 16)
     assert result["results"]["trainable_parameters"] == f"{peft:,}".replace(",", ".")  # type: ignore[index]
+
+
+@pytest.mark.parametrize(("changes", "field", "words"), [
+    ({"v_proj": "on"}, "v_proj", "non ci sono k_proj, v_proj"),
+    ({"q_proj": "on"}, "q_proj", "passa da q_a_proj e q_b_proj"),
+    ({"dense_intermediate_size": "0"}, "dense_intermediate_size", "serve la loro intermediate_size"),
+    ({"qk_rope_head_dim": "0"}, "qk_rope_head_dim", "servono anche qk_rope_head_dim"),
+    ({"kv_lora_rank": "0", "kv_b_proj": "on"}, "kv_lora_rank", "solo con l'attenzione latente"),
+])
+def test_latent_attention_edited_into_nonsense_gets_an_italian_message(changes: dict[str, str], field: str,
+                                                                       words: str) -> None:
+    from calculator.pages.lora import _preset
+
+    calc = CALCULATORS["parametri-lora"]
+    answer = respond({"calculator": calc.id, "values": {**calc.defaults, **_preset("deepseek-v3").values, **changes}})
+    assert answer["status"] == "invalid"
+    assert words in answer["errors"][field]  # type: ignore[index]
