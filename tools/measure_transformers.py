@@ -10,7 +10,7 @@ the same shape, with the catalogue's choices for that family (norms, activation,
 
 Not part of scripts/test: it needs PyTorch, Transformers and PEFT (see tools/measure_env.py).
 
-Usage: python3 tools/measure_transformers.py [--json tests/data/transformers_activations.json]
+Usage: python3 tools/measure_transformers.py [--json tests/data/transformers_activations.json] [--only ID …]
 """
 
 from __future__ import annotations
