@@ -196,7 +196,10 @@ def test_every_preset_computes(preset) -> None:  # type: ignore[no-untyped-def]
 def test_links_carry_the_results_to_the_siblings() -> None:
     answer = respond({"calculator": CALC.id, "values": {**CALC.defaults, "micro_batch": "2"}})
     links = answer["links"]
-    assert links["accumulo"].startswith("?activation_unit=GB&mode=diretto&activation_per_sample_gb=")  # type: ignore[index]
+    query = parse_qs(links["accumulo"][1:])  # type: ignore[index]
+    assert (query["activation_unit"], query["mode"]) == (["GB"], ["diretto"]) and query["activation_per_sample_gb"]
+    # Fields both pages have travel by name too (form/family): the same run's TP and CP.
+    assert (query["tensor_parallel"], query["context_parallel"]) == (["1"], ["1"])
     assert "micro_batch=2" in links["accumulo"]  # type: ignore[index]
     typed = outputs(CALC.id, micro_batch="2")
     a, m = typed["per_sample_gb"], typed["per_micro_batch_gb"]
