@@ -51,6 +51,7 @@ def test_lora_page(page: Page, server: Server) -> None:
     form.get_by_label("Down dell'MLP (down_proj, w2, fc2)").check()
     expect(form.locator('[data-error-for="q_proj"]')).to_have_text("")
     expect(output(form, "trainable_parameters")).to_have_text(format_integer(32 * 16 * (14336 + 4096)))
+    form.locator("details[data-fold] summary").click()  # the shape, folded once the preset filled it
     form.locator('input[name="total_parameters_billion"]').fill("")
     expect(output(form, "trainable_percent")).to_have_text("—")
     expect(form.locator("[data-message]")).to_have_text("")

@@ -56,12 +56,12 @@ def test_values_come_back_on_return_and_reset_forgets_them(page: Page, server: S
     expect(form.locator('[name="gpus"]')).to_have_value("8")
     expect(output(form, "per_gpu_gb")).to_have_text(answer(VRAM, {"parameters_billion": "13", "gpus": "8"})
                                                     ["results"]["per_gpu_gb"])  # type: ignore[index]
-    # A shared link wins over what this device remembers.
+    # A link's values win over what this device remembers, and merge into it (issue 25): what it does not carry stays.
     page.goto(f"{server.url}{VRAM}/?parameters_billion=70")
     form = calculator(page, VRAM)
     expect(form).to_have_attribute("data-state", "ready", timeout=60_000)
     expect(form.locator('[name="parameters_billion"]')).to_have_value("70")
-    expect(form.locator('[name="gpus"]')).to_have_value("1")
+    expect(form.locator('[name="gpus"]')).to_have_value("8")
     # "Ripristina" forgets them: the next plain visit shows the defaults.
     form.get_by_role("button", name="Ripristina i valori predefiniti").click()
     expect(form.locator('[name="parameters_billion"]')).to_have_value("7")
