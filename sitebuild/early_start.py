@@ -8,8 +8,8 @@ known) and before the Content-Security-Policy is computed (which then names its 
 
 from __future__ import annotations
 
+import html
 import itertools
-import json
 import re
 from pathlib import Path
 
@@ -32,10 +32,11 @@ def _code() -> str:
 
 
 def start_script(worker: str, version: str, idle: bool) -> str:
-    """The inline script: the function of ``engine-start.js`` called with the worker's address (relative to the
-    page), the engine's version and whether to wait for the page to be idle."""
-    arguments = ", ".join(json.dumps(value) for value in (worker, version, idle))
-    return f"<script>{_code()}({arguments});</script>"
+    """The inline script ``engine-start.js``, with the worker's address (relative to the page), the engine's version
+    and whether to wait for the page to be idle as attributes: its text, and so its hash, is the same everywhere."""
+    idle_attribute = " data-idle" if idle else ""
+    return (f'<script data-worker="{html.escape(worker)}" data-engine="{html.escape(version)}"{idle_attribute}>'
+            f"{_code()}</script>")
 
 
 def add_early_start(site: Path, renamed: dict[str, str]) -> list[Path]:
@@ -45,15 +46,15 @@ def add_early_start(site: Path, renamed: dict[str, str]) -> list[Path]:
     pages = []
     for page in sorted(site.rglob("*.html")):
         relative = page.relative_to(site)
-        html = page.read_text(encoding="utf-8")
+        text = page.read_text(encoding="utf-8")
         home = relative == Path("index.html")
-        has_form = bool(FORM.search(html))
-        if MARK in html or not (home or has_form):
+        has_form = bool(FORM.search(text))
+        if MARK in text or not (home or has_form):
             continue
-        if CHARSET not in html:
+        if CHARSET not in text:
             raise EarlyStartError(f"{relative}: no {CHARSET} to put the engine's start after")
         up = "../" * (len(relative.parts) - 1)
         script = start_script(up + worker, pyodide_version(), idle=not has_form)
-        page.write_text(html.replace(CHARSET, f"{CHARSET}\n{script}", 1), encoding="utf-8")
+        page.write_text(text.replace(CHARSET, f"{CHARSET}\n{script}", 1), encoding="utf-8")
         pages.append(page)
     return pages

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
 from pathlib import Path
 
@@ -13,12 +12,13 @@ from calculator import CALCULATORS
 from sitebuild.early_start import CHARSET, start_script
 from sitebuild.engine import pyodide_version
 
-START = re.compile(r"<script>(\(\(workerPath, version, idle\) => \{.*?\}\)\((.*?)\);)</script>", re.S)
+START = re.compile(r'<script data-worker="([^"]*)" data-engine="([^"]*)"( data-idle)?>(.*?)</script>', re.S)
 
 
 def started(page: Path) -> tuple[str, list[object]] | None:
+    """The early start's code and its (worker, version, idle), if the page has it."""
     found = START.search(page.read_text(encoding="utf-8"))
-    return (found[1], json.loads(f"[{found[2]}]")) if found else None
+    return (found[4], [found[1], found[2], bool(found[3])]) if found else None
 
 
 def test_every_calculator_page_starts_the_engine_first(site_dir: Path) -> None:
@@ -54,7 +54,10 @@ def test_the_policy_names_its_hash(site_dir: Path) -> None:
     assert f"'sha256-{digest}'" in page.read_text(encoding="utf-8").split("</head>")[0]
 
 
-def test_the_script_is_engine_start_js_called_with_its_arguments() -> None:
+def test_the_script_is_the_same_everywhere_its_values_are_attributes(site_dir: Path) -> None:
     script = start_script("../w.mjs", "1.2.3", idle=True)
-    assert script.startswith("<script>((workerPath, version, idle) => {") and "//" not in script.split("\n")[0]
-    assert script.endswith('})("../w.mjs", "1.2.3", true);</script>')
+    assert script.startswith('<script data-worker="../w.mjs" data-engine="1.2.3" data-idle>(({ worker: workerPath,')
+    assert script.endswith("})(document.currentScript.dataset);</script>")
+    codes = {found[0] for page in [site_dir / "index.html", *(site_dir / c / "index.html" for c in CALCULATORS)]
+             if (found := started(page))}
+    assert len(codes) == 1  # one hash in the policy, whatever the page, its depth or the deploy's worker

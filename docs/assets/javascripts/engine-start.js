@@ -1,16 +1,17 @@
 // Start the calculator engine's worker first thing, at the top of <head>, before the stylesheets and the theme
 // (inlined there by sitebuild/early_start.py, on the calculator pages and the home page; the Content-Security-Policy
-// names its hash). The build appends the call's arguments: the worker's address relative to the page, the engine's
-// version (also the worker's name, so that its downloads begin as soon as it runs, before any message) and whether
-// to wait until the page is idle (the home page: the first calculator reached through its links finds the engine
-// ready, since instant navigation keeps the document). engine-client.mjs adopts this worker and the messages it has
+// names its hash, the same on every page and in every deploy). The build writes on the script element what it needs:
+// data-worker, the worker's address relative to the page; data-engine, the engine's version (also the worker's name,
+// so that its downloads begin as soon as it runs, before any message); data-idle, to wait until the page is idle
+// (the home page: the first calculator reached through its links finds the engine ready, since instant navigation
+// keeps the document). engine-client.mjs adopts this worker and the messages it has
 // sent meanwhile (then it sets calcEngineStart to null: nothing more to start).
 //
 // The theme's search worker builds its index as the page starts, on the same cores: it is created only once the
 // engine has answered (or failed), when the search box is first used, or after SEARCH_LATEST_MS, whichever comes
 // first. Until then the theme holds a stand-in that keeps its messages, listeners and handlers for the real one.
 // calcEngineSettled resolves once this start has answered or failed (offline.mjs waits for it on the home page).
-((workerPath, version, idle) => {
+(({ worker: workerPath, engine: version, idle }) => {
   if (window.calcEngineStart !== undefined || location.protocol === "file:") return;
   const SEARCH_LATEST_MS = 10000;
   const Original = window.Worker;
@@ -91,6 +92,6 @@
       settle(); // engine-client.mjs starts the worker itself
     }
   };
-  if (!idle) start();
+  if (idle === undefined) start();
   else addEventListener("load", () => (window.requestIdleCallback || setTimeout)(start, { timeout: 2000 }));
-})
+})(document.currentScript.dataset);
