@@ -70,7 +70,7 @@ def test_a_verdict_has_a_tone_an_icon_and_a_negative_margin_looks_negative(page:
     assert number == bad[0] and number != normal
 
 
-def test_the_step_convention_at_the_limit_is_a_warning(page: Page, server: Server) -> None:
+def test_the_step_conventions_verdict_is_toned_by_its_band(page: Page, server: Server) -> None:
     form = open_ready(page, server, VRAM)
     form.locator('[name="convention"]').select_option("passo")
     expect(form).to_have_attribute("data-mode", "passo")
