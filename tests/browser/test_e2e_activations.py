@@ -60,8 +60,11 @@ def test_links_follow_each_edit_and_hide_on_bad_input(page: Page, server: Server
     form = open_ready(page, server, ACT)
     link = form.locator('[data-feed="vram"]')
     form.locator('[name="sequence_length"]').fill("8192")
-    query = urlencode({"activation_gb": format_field(output_number(ACT, "per_micro_batch_gb", sequence_length="8192"))})
-    expect(link).to_have_attribute("href", f"{server.url}{VRAM}/?{query}")
+    calc = CALCULATORS[ACT]
+    query = respond({"calculator": ACT, "values": {**calc.defaults, "sequence_length": "8192"}})["links"]["vram"]
+    m = urlencode({"activation_gb": format_field(output_number(ACT, "per_micro_batch_gb", sequence_length="8192"))})
+    assert query.endswith(f"&{m}")  # the result it carries, after every field the two pages share
+    expect(link).to_have_attribute("href", f"{server.url}{VRAM}/{query}")
     form.locator('[name="tensor_parallel"]').fill("3")
     expect(form.locator('[data-error-for="tensor_parallel"]')).to_contain_text("non dividono le 32 teste")
     expect(link).to_be_hidden()
@@ -85,6 +88,7 @@ def test_experts_and_an_encoder_from_the_presets(page: Page, server: Server) -> 
         for key in ("experts", "experts_per_token", "decoder_layers", "encoder_sequence"):
             expect(form.locator(f'[name="{key}"]')).to_have_value(texts[key])
         expect(output(form, "per_sample_gb")).to_have_text(answer(ACT, texts)["per_sample_gb"])
+    form.locator("details[data-fold] summary").click()  # the shape, folded once the preset filled it
     form.locator('[name="experts"]').fill("8")
     form.locator('[name="experts_per_token"]').fill("9")
     expect(form.locator('[data-error-for="experts_per_token"]')).to_contain_text("più degli esperti per strato (8)")

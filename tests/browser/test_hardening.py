@@ -164,7 +164,7 @@ def _broken_worker(replace: tuple[str, str]):  # type: ignore[no-untyped-def]
 def test_worker_that_throws_at_start(fault_context: tuple[Page, Watch], server: Server) -> None:
     page, _ = fault_context
     pattern = "**/engine-worker.*.mjs"
-    page.route(pattern, _broken_worker(("const started =", 'throw new Error("guasto");\nconst started =')))
+    page.route(pattern, _broken_worker(("const engine = named.then(", 'throw new Error("guasto");\nconst engine = named.then(')))
     page.goto(server.url + "accumulo-del-gradiente/")
     recover(page, calculator(page, "accumulo-del-gradiente"), pattern)
 
@@ -266,8 +266,8 @@ def test_a_worker_that_dies_while_computing_is_replaced_and_answers(fault_contex
         served.append(route.request.url)
         if len(served) > 1:
             return route.continue_()
-        _broken_worker(('if (!data || data.type !== protocol.COMPUTE) return;',
-                        'if (!data || data.type !== protocol.COMPUTE) return;\n  self.close();\n  return;'))(route)
+        _broken_worker(("async function computeAnswer(data) {",
+                        "async function computeAnswer(data) {\n  self.close();\n  return;"))(route)
         return None
 
     page.route("**/engine-worker.*.mjs", dying_once)
