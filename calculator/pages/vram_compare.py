@@ -1,7 +1,7 @@
 """The «picco di un passo» convention's comparison: up to three more configurations (B, C, D), each a few fields
-that differ from the form's own (A) — method, precision, optimizer, checkpointing, ZeRO stage, GPUs, TP, PP —
-left empty to keep A's. Every field is in the address, so a comparison is shared by its link. Each configuration
-is read and checked like A; a problem is said beside the field of the configuration that causes it."""
+that differ from the form's own (A) — method, precision, optimizer, checkpointing, ZeRO stage, GPUs, TP, PP, CP, EP,
+sequence length — left empty to keep A's. Every field is in the address, so a comparison is shared by its link. Each
+configuration is read and checked like A; a problem is said beside the field of the configuration that causes it."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from . import vram_step
 LETTERS = ("B", "C", "D")
 SAME = ""
 CHOICES = ("method", "precision_mode", "step_optimizer", "checkpointing", "zero_stage")
-DEGREES = ("gpus", "tensor_parallel", "pipeline_parallel")
-SHORT = {"zero_stage": "ZeRO-{}", "gpus": "{} GPU", "tensor_parallel": "TP {}", "pipeline_parallel": "PP {}"}
+DEGREES = ("gpus", "tensor_parallel", "pipeline_parallel", "context_parallel", "expert_parallel", "sequence_length")
+SHORT = {"zero_stage": "ZeRO-{}", "gpus": "{} GPU", "tensor_parallel": "TP {}", "pipeline_parallel": "PP {}",
+         "context_parallel": "CP {}", "expert_parallel": "EP {}", "sequence_length": "{} token"}
 COMPONENTS = {"weights": "Pesi", "gradients": "Gradienti", "optimizer": "Stati dell'ottimizzatore",
               "activations": "Attivazioni", "loss": "Logit e loss", "temporaries": "Temporanei"}
 
@@ -86,7 +87,7 @@ def label(letter: str, change: dict[str, Value], specs: dict[str, Field]) -> str
     for key, value in change.items():
         spec = specs[key]
         if key in SHORT:
-            parts.append(SHORT[key].format(value))
+            parts.append(SHORT[key].format(format_decimal(value) if isinstance(value, Decimal) else value))
         elif spec.kind is Kind.CHOICE:
             parts.append(next(option.label for option in spec.options if option.value == value).split(" (")[0])
         else:
