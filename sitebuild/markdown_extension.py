@@ -17,7 +17,9 @@ extensions (MkDocs, Zensical) builds the same pages.
   add ``:numero`` for the bare number.
 * ``[[tabella <id> <name>]]`` becomes a table the calculator builds from the
   data it restates (``Calculator.tables``), so an article never copies it.
-* An unknown calculator, example, field, result or table fails the build with
+* ``[[grafico <id> <name>]]`` becomes a chart the calculator draws from its module (``Calculator.figures``):
+  an SVG with its title and description, and its legend as HTML text after it.
+* An unknown calculator, example, field, result, table or chart fails the build with
   the line and its text; so does a ``{{`` or ``[[`` that is not a directive.
 * ``$…$`` and ``$$…$$`` (alone on their lines) become MathML, so formulas
   need no script and no network. Italian numbers inside keep their commas.
@@ -49,6 +51,7 @@ DIRECTIVE = re.compile(r"^\[\[calcolatore ([a-z0-9-]+)\]\]\s*$")
 SIBLINGS = re.compile(r"^\[\[da-provare-dopo ([a-z0-9-]+)\]\]\s*$")
 CARDS = re.compile(r"^\[\[schede\]\]\s*$")
 TABLE = re.compile(r"^\[\[tabella ([a-z0-9-]+) ([a-z0-9_-]+)\]\]\s*$")
+CHART = re.compile(r"^\[\[grafico ([a-z0-9-]+) ([a-z0-9_-]+)\]\]\s*$")
 LEFTOVER = re.compile(r"\{\{|\[\[")
 FIGURE = re.compile(r"\{\{\s*([a-z0-9-]+):([a-z0-9_]+):([a-z0-9_]+)(:numero)?\s*\}\}")
 DISPLAY_MATH = re.compile(r"^\$\$(.+?)\$\$\s*$")
@@ -127,6 +130,14 @@ def table(calculator_id: str, name: str) -> str:
     return table_html(calc.tables[name]())
 
 
+def chart(calculator_id: str, name: str) -> str:
+    """A chart the calculator draws from its module, in a ``figure`` that the stylesheet sizes."""
+    calc = _calculator(calculator_id)
+    if name not in calc.figures:
+        raise DirectiveError(f"grafico sconosciuto «{name}» di {calculator_id} (esistono: {', '.join(calc.figures)})")
+    return f'<figure class="calc-figure">{calc.figures[name]()}</figure>'
+
+
 def sibling_links(calculator_id: str) -> list[str]:
     """Markdown list of the other calculators; MkDocs checks and rewrites the links."""
     _calculator(calculator_id)
@@ -199,13 +210,15 @@ class CalculatorPreprocessor(Preprocessor):
             return ["", *cards(), ""]
         if generated := TABLE.match(line):
             return ["", self.md.htmlStash.store(table(generated[1], generated[2])), ""]
+        if drawn := CHART.match(line):
+            return ["", self.md.htmlStash.store(chart(drawn[1], drawn[2])), ""]
         if display := DISPLAY_MATH.match(line.strip()):
             # Wrapped, so that a long formula scrolls on a narrow screen instead of widening the page.
             formula = f'<div class="formula">{mathml(display[1].strip(), True)}</div>'
             return ["", self.md.htmlStash.store(formula), ""]
         if not line.startswith("    ") and LEFTOVER.search(INLINE_MATH.sub("", line)):
             raise DirectiveError("«{{» o «[[» fuori da una direttiva: scrivi la direttiva per intero"
-                                 " ([[calcolatore id]], [[tabella id nome]], {{ id:esempio:chiave }})")
+                                 " ([[calcolatore id]], [[tabella id nome]], [[grafico id nome]], {{ id:esempio:chiave }})")
         return [INLINE_MATH.sub(lambda m: self.md.htmlStash.store(mathml(m[1], False)), line)]
 
 

@@ -287,7 +287,7 @@ class Calculator:
     ``compute`` gets every field's value already validated and returns one
     Decimal (or None, for a result that does not apply) per result id.
     ``examples`` are named partial inputs used by the article's prose; ``tables`` build the article's tables
-    from the data they restate.
+    from the data they restate, ``figures`` its charts (``[[grafico <calculator> <name>]]``).
     ``check`` optionally validates fields against each other, returning a
     message per field id. ``chart`` optionally draws an SVG of the outputs.
     A module of the ``calculator`` package that defines ``CALCULATOR`` is on
@@ -308,6 +308,7 @@ class Calculator:
     order: int = 100  # place among the site's calculators (home cards, "Da provare dopo"); then by id
     feeds: tuple[Feed, ...] = ()  # links that open a sibling with this calculator's results filled in
     tables: Mapping[str, Callable[[], Table]] = field(default_factory=dict)  # the article's generated tables
+    figures: Mapping[str, Callable[[], str]] = field(default_factory=dict)  # the article's generated charts (SVG)
     chart_after: str = ""  # a result id: the chart sits in the results column after it, in view while editing
     glance: tuple[str, ...] = ()  # the headline results and the verdict: a bar kept in view, the only ones announced
     tones: Callable[[Outputs], Mapping[str, str]] | None = None  # result id → a Tone's value (the verdict's colour)

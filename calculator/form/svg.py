@@ -7,7 +7,7 @@ light and dark themes; each chart has a title and a text description.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 from html import escape
 
 from .numbers import format_decimal
@@ -170,3 +170,75 @@ def phase_bars(title: str, components: Sequence[str], rows: Sequence[tuple[str, 
 
 
 _n = svg_number
+
+
+def layout_bars(ident: str, title: str, components: Sequence[str],
+                rows: Sequence[tuple[str, Sequence[Decimal], Decimal]], unit: str, axis_label: str,
+                peak_label: str) -> str:
+    """An article's figure: one stacked bar per row (a setup) under its name and total, its parts in the order of
+    ``components``, all on one scale with an axis in ``unit``; a dashed tick on each bar marks the row's own peak
+    (its third element) when it lies beyond the bar. Narrow, so that its text keeps its size on a phone; ``ident``
+    names its title and description (an article may hold a form's chart too), and its HTML legend follows it."""
+    width, row, bar, top_pad = 360, 48, 20, 4
+    highest = max([max(sum(parts, Decimal(0)), peak) for _, parts, peak in rows] + [Decimal(0)])
+    step = nice_step(highest)
+    ticks = max(int((highest / step).to_integral_value(rounding=ROUND_CEILING)), 1)
+    top = step * ticks
+    room = Decimal(width - 12)
+    axis_y = top_pad + row * len(rows) + 4
+    height = axis_y + 44
+
+    def x(value: Decimal) -> Decimal:
+        return value / top * room + 1 if top > 0 else Decimal(1)
+
+    sentences = []
+    for label, parts, peak in rows:
+        shares = ", ".join(f"{name.lower()} {format_decimal(value)} {unit}" for name, value in zip(components, parts,
+                                                                                                  strict=True))
+        sentences.append(f"{label}: {shares}; totale {format_decimal(sum(parts, Decimal(0)))} {unit};"
+                         f" {peak_label.lower()} {format_decimal(peak)} {unit}")
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="calc-chart" viewBox="0 0 {width} {height}"'
+        f' role="img" aria-labelledby="{ident}-title {ident}-desc">',
+        f'<title id="{ident}-title">{escape(title)}</title>',
+        f'<desc id="{ident}-desc">{escape(". ".join(sentences))}.</desc>',
+    ]
+    for tick in range(ticks + 1):
+        value = step * tick
+        out.append(f'<line class="calc-grid" x1="{_n(x(value))}" y1="{top_pad}" x2="{_n(x(value))}" y2="{axis_y}"/>')
+    for index, (label, parts, peak) in enumerate(rows):
+        y = top_pad + index * row
+        total = sum(parts, Decimal(0))
+        out.append(f'<text x="1" y="{y + 15}">{escape(label)}: {escape(format_decimal(total))} {escape(unit)}</text>')
+        start = Decimal(0)
+        for part, value in enumerate(parts):
+            share = x(start + value) - x(start)
+            if share > 0:
+                out.append(f'<rect class="calc-part-{part}" x="{_n(x(start))}" y="{y + 21}" width="{_n(share)}"'
+                           f' height="{bar}"><title>{escape(components[part])}: {escape(format_decimal(value))}'
+                           f" {escape(unit)}</title></rect>")
+            start += value
+        if peak > total:
+            out.append(f'<line class="calc-limit" x1="{_n(x(peak))}" y1="{y + 17}" x2="{_n(x(peak))}"'
+                       f' y2="{y + 21 + bar + 4}" stroke="currentColor" stroke-width="2" stroke-dasharray="4 3">'
+                       f"<title>{escape(peak_label)}: {escape(format_decimal(peak))} {escape(unit)}</title></line>")
+    out.append(f'<line class="calc-axis" x1="1" y1="{axis_y}" x2="{width - 11}" y2="{axis_y}"/>')
+    for tick in range(ticks + 1):
+        value = step * tick
+        anchor = "start" if tick == 0 else "end" if tick == ticks else "middle"
+        out.append(f'<line class="calc-axis" x1="{_n(x(value))}" y1="{axis_y}" x2="{_n(x(value))}"'
+                   f' y2="{axis_y + 5}"/><text class="calc-tick" x="{_n(x(value))}" y="{axis_y + 19}"'
+                   f' text-anchor="{anchor}">{escape(format_decimal(value))}</text>')
+    out.append(f'<text class="calc-tick" x="{_n(Decimal(width) / 2)}" y="{axis_y + 38}" text-anchor="middle">'
+               f"{escape(axis_label)}</text>")
+    entries = [(f"calc-part-{index}", label) for index, label in enumerate(components)]
+    entries.append(("calc-limit", peak_label))
+    return "".join([*out, "</svg>"]) + legend(entries)
+
+
+def nice_step(top: Decimal) -> Decimal:
+    """The step of an axis from 0 to ``top`` in at most six ticks: 1, 2 or 5 times a power of ten."""
+    if top <= 0:
+        return Decimal(1)
+    power = Decimal(10) ** (top / 6).adjusted()
+    return next(power * m for m in (Decimal(1), Decimal(2), Decimal(5), Decimal(10)) if top / (power * m) <= 6)

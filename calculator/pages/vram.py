@@ -43,6 +43,9 @@ DEFAULT_MODEL = model("llama-2-7b")
 LLAMA_31_70B = {key: value for key, value in field_texts(model("llama-3.1-70b")).items() if key not in (
     "total_parameters_billion", "active_parameters_billion", "embedding_million", "largest_layer_million",
     "base_parameters", "attention_layout", "mlp_layout", "linear_bias", "model_biases")}
+MIXTRAL_8X7B = {key: value for key, value in field_texts(model("mixtral-8x7b")).items() if key not in (
+    "total_parameters_billion", "active_parameters_billion", "embedding_million", "largest_layer_million",
+    "base_parameters", "attention_layout", "mlp_layout", "linear_bias", "model_biases")}
 LLAMA_31_8B = {key: value for key, value in field_texts(model("llama-3.1-8b")).items()
                if key in (*SHAPE_FIELDS, "parameters_billion", "tied_embeddings", "mlp", "norms", "activation_impl",
                           "softmax_fp32", "loss_fp32")}
@@ -293,6 +296,22 @@ def parallel_table() -> Table:
     return vram_compare.layout_table(evaluate(CALCULATOR, texts).values)
 
 
+def parallel_figure() -> str:
+    """The article's figure: the table's five layouts of Llama 3.1 70B, each GPU's memory by component."""
+    texts = {**{f.id: f.default for f in CALCULATOR.fields}, **CALCULATOR.examples["passo_70b_tabella"]}
+    return vram_compare.layout_figure(evaluate(CALCULATOR, texts).values, vram_compare.LAYOUTS, "calc-figura-parallelismi",
+                                      "Llama 3.1 70B su 32 GPU: memoria per GPU di cinque disposizioni, per componente")
+
+
+def expert_figure() -> str:
+    """The article's figure of expert parallelism: Mixtral 8x7B on 32 GPUs, its experts whole or split 8 ways."""
+    texts = {**{f.id: f.default for f in CALCULATOR.fields}, **CALCULATOR.examples["passo_moe_figura"]}
+    return vram_compare.layout_figure(evaluate(CALCULATOR, texts).values, vram_compare.MOE_LAYOUTS,
+                                      "calc-figura-esperti",
+                                      "Mixtral 8x7B su 32 GPU: memoria per GPU senza e con il parallelismo degli"
+                                      " esperti, per componente")
+
+
 def optimizer_table() -> Table:
     """The article's bytes per parameter, one row per recipe, from ``RECIPES`` itself."""
     rows = []
@@ -482,6 +501,7 @@ CALCULATOR = Calculator(
     tones=margin_tones("fit", "headroom_gb", told="fit_tone", none_fits=("max_micro_batch",), also=("advice",)),
     fold=("Forma del modello (per Adafactor)",),
     tables={"ottimizzatori": optimizer_table, "parallelismi": parallel_table},
+    figures={"parallelismi": parallel_figure, "esperti": expert_figure},
     presets=(*presets_for(VRAM), *gpu_presets()),
     feeds=(
         Feed("accumulo", "accumulo-del-gradiente",
@@ -541,6 +561,8 @@ CALCULATOR = Calculator(
                             "accumulation_steps": "8", "inverse": "on"},
         "passo_70b_tabella": {**LLAMA_31_70B, "convention": STEP, "sequence_length": "8192", "gpus": "32",
                               "zero_stage": "3", "checkpointing": "completo", "accumulation_steps": "16"},
+        "passo_moe_figura": {**MIXTRAL_8X7B, "convention": STEP, "sequence_length": "4096", "gpus": "32",
+                             "zero_stage": "3", "checkpointing": "completo", "accumulation_steps": "16"},
         "passo_70b_confronto": {**LLAMA_31_70B, "convention": STEP, "sequence_length": "8192", "gpus": "32",
                                 "zero_stage": "3", "checkpointing": "completo", "cfr_b_method": "lora",
                                 "cfr_b_gpus": "8", "cfr_c_tensor_parallel": "8", "cfr_c_pipeline_parallel": "4",

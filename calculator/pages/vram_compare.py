@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from ..form.model import Field, Format, Kind, Option, Result, Table, Value, Values
 from ..form.numbers import format_decimal
-from ..form.svg import phase_bars
+from ..form.svg import layout_bars, phase_bars
 from ..llm import training_step as ts
 from ..llm.units import BYTES_PER_GIB
 from . import vram_step
@@ -150,21 +150,63 @@ LAYOUTS: tuple[tuple[str, dict[str, int | str | bool]], ...] = (
 )
 
 
+# The article's figure of experts: a mixture of experts on the same 32 GPUs, its experts whole or split EP ways.
+MOE_LAYOUTS: tuple[tuple[str, dict[str, int | str | bool]], ...] = (
+    ("ZeRO-1", {"gpus": 32, "zero_stage": "1"}),
+    ("EP 8, ZeRO-1", {"gpus": 32, "zero_stage": "1", "expert_parallel": 8}),
+    ("FSDP", {"gpus": 32, "zero_stage": "3"}),
+    ("EP 8, FSDP", {"gpus": 32, "zero_stage": "3", "expert_parallel": 8}),
+)
+
+
+def layout_step(values: Values, change: dict[str, int | str | bool]) -> ts.Step:
+    """The step of the peak GPU with ``change`` applied to the form's values (numbers as the form reads them)."""
+    config: dict[str, Value] = {**values}
+    for key, value in change.items():
+        config[key] = value if isinstance(value, (str, bool)) else Decimal(value)
+    return vram_step.evaluate_step(vram_step.read(config))
+
+
+def kept_phase(step: ts.Step) -> ts.Phase:
+    """The phase that holds the most activations (with the logits and the loss): the start of the backward."""
+    return max(step.phases, key=lambda phase: phase.parts["activations"] + phase.parts["loss"])
+
+
+def layout_rows(values: Values, layouts: tuple[tuple[str, dict[str, int | str | bool]], ...]
+                ) -> list[tuple[str, list[Decimal], Decimal]]:
+    """The figure's rows, in GiB: each layout's phase with the most activations, by component, and its step's peak."""
+    rows = []
+    for name, change in layouts:
+        step = layout_step(values, change)
+        phase = kept_phase(step)
+        rows.append((name, [phase.parts[key] / BYTES_PER_GIB for key in COMPONENTS], step.allocated / BYTES_PER_GIB))
+    return rows
+
+
+def layout_figure(values: Values, layouts: tuple[tuple[str, dict[str, int | str | bool]], ...], ident: str,
+                  title: str) -> str:
+    """An article's figure: per-GPU memory of the peak GPU, one stacked bar per layout, in the phase that holds the
+    most activations, with each step's peak marked where it lies beyond (the optimizer step's temporaries). The
+    components no layout holds are left out of the bars and the legend."""
+    rows = layout_rows(values, layouts)
+    used = [index for index in range(len(COMPONENTS)) if any(parts[index] for _, parts, _ in rows)]
+    names = list(COMPONENTS.values())
+    return layout_bars(ident, title, [names[index] for index in used],
+                       [(name, [parts[index] for index in used], peak) for name, parts, peak in rows], "GiB",
+                       "GiB per GPU, all'inizio del backward", "Picco del passo (con il passo dell'ottimizzatore)")
+
+
 def layout_table(values: Values) -> Table:
     """GiB per GPU of the peak GPU for each layout of ``LAYOUTS``: weights, gradients and states at the peak, the
     activations and loss at their largest (in backward), and the peak. Few columns: the article's column is narrow,
     and a table that scrolls is a region keyboards cannot reach."""
     rows = []
     for name, change in LAYOUTS:
-        config: dict[str, Value] = {**values}
-        for key, value in change.items():
-            config[key] = value if isinstance(value, (str, bool)) else Decimal(value)
-        given = vram_step.read(config)
-        result = vram_step.evaluate_step(given)
+        result = layout_step(values, change)
         parts = result.peak.parts
         cells = [format_decimal(parts[key] / BYTES_PER_GIB) for key in ("weights", "gradients", "optimizer")]
-        kept = max(phase.parts["activations"] + phase.parts["loss"] for phase in result.phases)
-        cells.append(format_decimal(kept / BYTES_PER_GIB))
+        kept = kept_phase(result)
+        cells.append(format_decimal((kept.parts["activations"] + kept.parts["loss"]) / BYTES_PER_GIB))
         rows.append((name, *cells, format_decimal(result.allocated / BYTES_PER_GIB)))
     return Table(("32 GPU", "Pesi", "Gradienti", "Stati", "Attivazioni", "Picco"), tuple(rows),
                  (False, True, True, True, True, True))

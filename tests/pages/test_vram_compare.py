@@ -104,3 +104,44 @@ def test_a_degree_the_model_cannot_take_is_said_beside_the_configuration_field()
     assert "non ha esperti" in dense.errors["cfr_b_expert_parallel"]
     odd = evaluate(CALCULATOR, {**EXAMPLE, "cfr_c_context_parallel": "2", "cfr_c_sequence_length": "8191"})
     assert odd.errors["cfr_c_context_parallel"].startswith("Configurazione C: Parallelismo di contesto: la sequenza")
+
+
+def test_the_article_figures_restate_the_module() -> None:
+    """Each bar is the phase with the most activations of the step the form computes for that layout, by component,
+    and its marker the step's peak; the SVG says every number in its description."""
+    from calculator.form.numbers import format_decimal
+    from calculator.pages.vram import expert_figure, parallel_figure
+    from calculator.pages.vram_step import evaluate_step, read
+
+    for example, layouts, drawn in (("passo_70b_tabella", vram_compare.LAYOUTS, parallel_figure()),
+                                    ("passo_moe_figura", vram_compare.MOE_LAYOUTS, expert_figure())):
+        values = evaluate(CALCULATOR, {**TEXTS, **CALCULATOR.examples[example]}).values
+        rows = vram_compare.layout_rows(values, layouts)
+        assert [name for name, _, _ in rows] == [name for name, _ in layouts]
+        for (name, parts, peak), (_, change) in zip(rows, layouts, strict=True):
+            config = {**values, **{k: v if isinstance(v, (str, bool)) else Decimal(v) for k, v in change.items()}}
+            step = evaluate_step(read(config))
+            kept = max(step.phases, key=lambda phase: phase.parts["activations"] + phase.parts["loss"])
+            assert parts == [kept.parts[key] / 2**30 for key in vram_compare.COMPONENTS]
+            assert peak == step.allocated / 2**30 >= sum(parts)
+            assert f">{name}: {format_decimal(sum(parts))} GiB</text>" in drawn
+            assert f"{name}: pesi {format_decimal(parts[0])} GiB, gradienti {format_decimal(parts[1])} GiB" in drawn
+            assert f"picco del passo (con il passo dell&#x27;ottimizzatore) {format_decimal(peak)} GiB" in drawn
+        assert drawn.count('role="img"') == 1 and drawn.count("<svg") == 1 and "{{" not in drawn and "[[" not in drawn
+        assert "GiB per GPU" in drawn and '<ul class="calc-legend"' in drawn
+
+
+def test_the_figure_shows_what_each_parallelism_divides() -> None:
+    values = evaluate(CALCULATOR, {**TEXTS, **CALCULATOR.examples["passo_70b_tabella"]}).values
+    rows = {name: parts for name, parts, _ in vram_compare.layout_rows(values, vram_compare.LAYOUTS)}
+    weights, activations, loss = 0, 3, 4
+    assert rows["TP 8, FSDP"][activations] < rows["FSDP"][activations] / 5  # TP (with SP) divides the activations
+    assert abs(rows["TP 8, CP 2, FSDP"][loss] * 2 - rows["TP 8, FSDP"][loss]) < Decimal("0.01")  # CP halves the logits
+    assert rows["TP 4, PP 4, ZeRO-1"][loss] == 0  # the first stage holds no logits
+    assert rows["Lo stesso, interleaved"][activations] > rows["TP 4, PP 4, ZeRO-1"][activations]
+    assert rows["TP 4, PP 4, ZeRO-1"][weights] > rows["FSDP"][weights]  # ZeRO-1 keeps a stage's weights whole
+    moe = evaluate(CALCULATOR, {**TEXTS, **CALCULATOR.examples["passo_moe_figura"]}).values
+    experts = {name: parts for name, parts, _ in vram_compare.layout_rows(moe, vram_compare.MOE_LAYOUTS)}
+    assert experts["EP 8, ZeRO-1"][weights] < experts["ZeRO-1"][weights] / 5
+    for mine, theirs in zip(experts["EP 8, FSDP"], experts["FSDP"], strict=True):  # FSDP already divides every state
+        assert abs(mine - theirs) < Decimal("1e-6")  # over the 32 GPUs: EP changes the communication, not the memory

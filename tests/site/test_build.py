@@ -178,6 +178,19 @@ def test_vram_byte_table_is_generated_from_the_module(site_dir: Path) -> None:
     assert table_html(optimizer_table()) in page_text(site_dir, CALCULATOR_PAGES["vram-addestramento-llm"])
 
 
+def test_vram_article_embeds_its_generated_figures(site_dir: Path) -> None:
+    """The article's charts are the module's SVG, byte for byte, with unique ids, after the prose that names them."""
+    from calculator.pages.vram import expert_figure, parallel_figure
+    from sitebuild.leftovers import find_leftovers
+
+    html = page_text(site_dir, CALCULATOR_PAGES["vram-addestramento-llm"])
+    for drawn, ident in ((parallel_figure(), "calc-figura-parallelismi"), (expert_figure(), "calc-figura-esperti")):
+        assert f'<figure class="calc-figure">{drawn}</figure>' in html
+        assert html.count(f'id="{ident}-title"') == 1 and html.count(f'id="{ident}-desc"') == 1
+    assert "[[grafico" not in html and not [line for line in find_leftovers(site_dir) if "vram-addestramento" in line]
+    assert html.index("calc-figura-parallelismi") < html.index("calc-figura-esperti")
+
+
 def test_sibling_prose_figures(site_dir: Path) -> None:
     vram = visible_text(page_text(site_dir, CALCULATOR_PAGES["vram-addestramento-llm"]))
     assert "Servono 114 GB: più di quanti ne abbia una singola GPU da 80 GB" in vram

@@ -49,6 +49,8 @@ def test_figure_placeholders_are_replaced() -> None:
     ("[[calcolatore accumulo-del-gradient]]", "calcolatore sconosciuto"),
     ("[[da-provare-dopo vram]]", "calcolatore sconosciuto «vram»"),
     ("[[tabella vram-addestramento-llm ricette]]", "tabella sconosciuta «ricette»"),
+    ("[[grafico vram-addestramento-llm torte]]", "grafico sconosciuto «torte»"),
+    ("Vedi [[grafico vram-addestramento-llm parallelismi]] qui.", "fuori da una direttiva"),
     ("Il batch è {{ accumulo-del-gradiente:predefinito }}.", "fuori da una direttiva"),
     ("{{accumulo-del-gradiente:predefinito:effective batch}}", "fuori da una direttiva"),
     ("[[calcolatore]]", "fuori da una direttiva"),
@@ -73,6 +75,14 @@ def test_generated_table_comes_from_the_module_without_inline_styles() -> None:
     rows = [(r.label, r.weights) for r in RECIPES.values()]
     assert all(f"<td>{label}</td><td class=\"calc-num\">{weights}</td>" in html for label, weights in rows)
     assert "style=" not in html and html.count("<tr>") == len(RECIPES) + 1
+
+
+def test_generated_chart_comes_from_the_module_without_inline_styles() -> None:
+    from calculator.pages.vram import parallel_figure
+
+    html = md("[[grafico vram-addestramento-llm parallelismi]]")
+    assert html == f'<figure class="calc-figure">{parallel_figure()}</figure>'
+    assert "style" not in html and 'role="img"' in html and '<ul class="calc-legend"' in html
 
 
 def test_calculator_directive_renders_the_form_with_results() -> None:
