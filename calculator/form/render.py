@@ -263,6 +263,10 @@ def _field(calc: Calculator, spec: Field, values: Mapping[str, str], evaluation:
         help_text = (f'<p class="calc__echo" id="{_a(base)}--nota" data-note-for="{_a(spec.id)}"'
                      f'{"" if note else " hidden"}>{_t(note)}</p>{help_text}')
     modes = _modes(spec.modes, mode)
+    if calc.absent:  # the page script hides the fields each answer lists as absent
+        modes += f' data-absent-field="{_a(spec.id)}"'
+        if spec.id in evaluation.absent and " hidden" not in modes:
+            modes += " hidden"
     if spec.kind is Kind.FLAG:
         return f'<div class="calc__field calc__field--flag"{modes}>{control}{label}{help_text}{error_text}</div>'
     return (
@@ -368,7 +372,8 @@ def _presets(calc: Calculator, mode: str, values: Mapping[str, str]) -> dict[str
         state = "true" if held.get(preset.group) == preset.id else "false"
         groups.setdefault(preset.group, []).append(
             f'<button type="button" class="md-button calc__preset" data-preset="{_a(json.dumps(_own(calc, preset)))}"'
-            f' aria-pressed="{state}">{_t(preset.label)}</button>'
+            f' aria-pressed="{state}">{_t(preset.label)}'
+            + (f' <span class="calc__preset-note">{_t(preset.note)}</span>' if preset.note else "") + "</button>"
         )
     rows: dict[str, str] = {}
     for index, (group, buttons) in enumerate(groups.items()):
