@@ -204,7 +204,10 @@ def _moe_layout(keys: _Keys, model_type: str, intermediate: int) -> dict[str, in
     every = keys.integer("moe_layer_freq", default=1)
     if every != 1:
         raise _BadValueError("moe_layer_freq", every)
-    return {"dense_layers": dense}
+    # Qwen's mixtures of experts: experts in every decoder_sparse_step-th layer (as Llama 4's interleaving), dense
+    # layers of intermediate_size between; the layers listed in mlp_only_layers are dense too (said in a note).
+    keys.get("mlp_only_layers")
+    return {"dense_layers": dense, "moe_every": keys.integer("decoder_sparse_step", default=1, positive=True)}
 
 
 def _latent(keys: _Keys) -> tuple[int, int, int, int, int]:
@@ -338,6 +341,10 @@ def _notes(keys: _Keys, reading: Reading, model_type: str) -> list[str]:
     if unknown:
         shown = ", ".join(unknown[:8]) + (f" e altre {len(unknown) - 8}" if len(unknown) > 8 else "")
         notes.append(f"Chiavi non usate per la forma: {shown}.")
+    dense_listed = keys.config.get("mlp_only_layers")
+    if isinstance(dense_listed, list) and dense_listed:
+        notes.append(f"mlp_only_layers elenca {len(dense_listed)} strati densi fra quelli con esperti: il conteggio"
+                     " li tratta come strati con esperti, e quindi è approssimato.")
     if arch.kv_heads > arch.heads or (arch.kv_heads and arch.heads % arch.kv_heads):
         notes.append(f"Le teste chiave/valore ({arch.kv_heads}) non dividono le teste di attenzione ({arch.heads}):"
                      " il config è incoerente.")

@@ -185,6 +185,20 @@ def test_latent_attention_dense_layers_sinks_and_windows_are_read() -> None:
     assert arch is not None and arch.moe_layers == 24
 
 
+def test_qwen_experts_every_few_layers_and_dense_layers_listed() -> None:
+    """Qwen's MoE configs place experts with decoder_sparse_step (1 in every published one) and list dense layers in
+    mlp_only_layers (empty in every published one): a step of 2 gives experts in every other layer, as Transformers
+    builds them; a listed layer cannot be said yet, and a note says so."""
+    config = {**FAMILY_CONFIGS["qwen3-30b-a3b"], "decoder_sparse_step": 1, "mlp_only_layers": []}
+    reading = hf_config.read(json.dumps(config))
+    assert reading.architecture is not None and reading.architecture.moe_layers == 48
+    assert not any("Chiavi non usate" in note or "mlp_only_layers" in note for note in reading.notes)
+    halved = hf_config.read(json.dumps({**config, "decoder_sparse_step": 2})).architecture
+    assert halved is not None and halved.moe_layers == 24
+    listed = hf_config.read(json.dumps({**config, "mlp_only_layers": [0, 47]}))
+    assert any("mlp_only_layers elenca 2 strati" in note for note in listed.notes)
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("[" * 100_000, "annidato"),
     ('{"num_hidden_layers": NaN, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10}', "non NaN"),
