@@ -37,6 +37,7 @@ def text_of(model_id: str) -> str:
 
 def test_every_text_has_its_source_and_is_unchanged() -> None:
     assert {path.stem for path in CONFIGS.glob("*.json")} - {"sources"} == set(SOURCES)
+    assert len(SOURCES) >= 19
     for model_id, row in SOURCES.items():
         assert FOUND_AT.match(row["found_at"]) and HF_CONFIG.match(row["copies"]), model_id
         # The catalogue links this very config, or the row says why another page of the same shape was copied.
@@ -54,7 +55,8 @@ def test_a_published_config_reads_to_the_catalogues_model_and_the_publishers_cou
     assert same_model(arch) == entry
     assert arch.parameters() == entry.parameters()
     assert entry.stated_parameters and entry.agrees_with_publisher(arch.parameters())
-    assert not any("Chiavi non usate" in note and "layers" in note for note in reading.notes)
+    # Every key of a published config is either read or known to carry no weight.
+    assert not any("Chiavi non usate" in note for note in reading.notes), reading.notes
 
 
 @pytest.mark.parametrize("model_id", sorted(SOURCES))
