@@ -7,6 +7,7 @@ import json
 import pytest
 
 from calculator.llm import hf_config
+from tests.conftest import ROOT
 from tests.pages.step_record import SETUPS
 
 # Real configs whose models Transformers built (tools/measure_step.py recorded the exact parameter count).
@@ -159,7 +160,8 @@ def test_the_2025_families_read_to_the_count_transformers_builds(model_id: str) 
     assert same_model(arch) == entry
     assert not any("Chiavi non usate" in note for note in reading.notes)
     pasted = config_paster()(json.dumps(NEW_FAMILY_CONFIGS[model_id]))
-    assert any("(uguale, alle cifre che dà)" in note for note in pasted.notes)
+    agrees = "(uguale, alle cifre che dà)" if entry.stated_rounding > 1 else "(uguale)"
+    assert any(agrees in note for note in pasted.notes)
     assert pasted.fields["kv_lora_rank"] == str(entry.kv_lora_rank)
     assert pasted.fields["dense_layers"] == str(entry.layers - entry.moe_layers if entry.moe else 0)
 
@@ -183,6 +185,22 @@ def test_latent_attention_dense_layers_sinks_and_windows_are_read() -> None:
     scout["text_config"]["interleave_moe_layer_step"] = 2  # type: ignore[index]
     arch = hf_config.read(json.dumps(scout)).architecture
     assert arch is not None and arch.moe_layers == 24
+
+
+def test_gemma_3_image_text_configs_leave_sizes_to_transformers_defaults() -> None:
+    """google/gemma-3-4b-it's config.json (tests/data/configs/gemma-3-4b.json) writes in text_config only what differs
+    from Gemma3TextConfig's defaults: the heads, head_dim and vocabulary come from Transformers, and a note says so;
+    one layer in six is global when the config gives no pattern."""
+    published = json.loads((ROOT / "tests" / "data" / "configs" / "gemma-3-4b.json").read_text(encoding="utf-8"))
+    reading = hf_config.read(json.dumps(published))
+    arch = reading.architecture
+    assert arch is not None and (arch.heads, arch.kv_heads, arch.dim, arch.vocab) == (8, 4, 256, 262_208)
+    assert arch.sliding_layers == 34 - 34 // 6
+    assert any("Il config non scrive 5 valori" in note and "num_attention_heads = 8" in note for note in reading.notes)
+    # What the config does write wins over a default.
+    published["text_config"]["num_attention_heads"] = 16
+    arch = hf_config.read(json.dumps(published)).architecture
+    assert arch is not None and arch.heads == 16
 
 
 def test_qwen_experts_every_few_layers_and_dense_layers_listed() -> None:
