@@ -40,6 +40,7 @@ def test_every_text_has_its_source_and_is_unchanged() -> None:
     assert len(SOURCES) >= 19
     for model_id, row in SOURCES.items():
         assert FOUND_AT.match(row["found_at"]) and HF_CONFIG.match(row["copies"]), model_id
+        assert FOUND_AT.match(row.get("also_at", row["found_at"])), model_id  # a second, independent copy
         # The catalogue links this very config, or the row says why another page of the same shape was copied.
         assert row["copies"] == model(model_id).source or row.get("note"), model_id
         raw = (CONFIGS / f"{model_id}.json").read_bytes()
