@@ -113,8 +113,8 @@ def read(text: str) -> Reading:
     reading = Reading(model_type=model_type, dtype=str(keys.get("torch_dtype", "dtype", default="") or ""))
     if defaulted:
         shown = ", ".join(f"{key} = {json.dumps(value)}" for key, value in defaulted.items())
-        reading.notes.append(f"Il config non scrive {len(defaulted)} valori: presi da quelli che Transformers dà per"
-                             f" {model_type} ({shown}).")
+        reading.notes.append(f"Il config non scrive {len(defaulted)} valori: valgono quelli predefiniti di"
+                             f" Transformers per {model_type} ({shown}).")
     try:
         reading.architecture = _architecture(keys, model_type)
     except _MissingKeyError as missing:
