@@ -113,8 +113,9 @@ def read(text: str) -> Reading:
     reading = Reading(model_type=model_type, dtype=str(keys.get("torch_dtype", "dtype", default="") or ""))
     if defaulted:
         shown = ", ".join(f"{key} = {json.dumps(value)}" for key, value in defaulted.items())
-        reading.notes.append(f"Il config non scrive {len(defaulted)} valori: valgono quelli predefiniti di"
-                             f" Transformers per {model_type} ({shown}).")
+        which = "un valore: vale quello predefinito" if len(defaulted) == 1 else \
+            f"{len(defaulted)} valori: valgono quelli predefiniti"
+        reading.notes.append(f"Il config non scrive {which} di Transformers per {model_type} ({shown}).")
     try:
         reading.architecture = _architecture(keys, model_type)
     except _MissingKeyError as missing:
@@ -138,6 +139,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
                     "sliding_window": 4096},
 }
 DEFAULTS["gemma3"] = DEFAULTS["gemma3_text"]
+# SmolLM3's config class leaves tie_word_embeddings to PretrainedConfig, which ties; HuggingFaceTB/SmolLM3-3B's
+# config.json does not write it (the model ties its head to the embeddings).
+DEFAULTS["smollm3"] = {"tie_word_embeddings": True}
 
 
 def _with_defaults(config: dict[str, Any], model_type: str) -> dict[str, Any]:

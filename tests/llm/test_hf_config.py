@@ -203,6 +203,17 @@ def test_gemma_3_image_text_configs_leave_sizes_to_transformers_defaults() -> No
     assert arch is not None and arch.heads == 16
 
 
+def test_smollm3_ties_its_head_when_the_config_does_not_say() -> None:
+    """HuggingFaceTB/SmolLM3-3B's config.json writes no tie_word_embeddings; Transformers ties (PretrainedConfig's
+    default), and so does the reader, saying so; a config that unties is read as written."""
+    published = json.loads((ROOT / "tests" / "data" / "configs" / "smollm3-3b.json").read_text(encoding="utf-8"))
+    reading = hf_config.read(json.dumps(published))
+    assert reading.architecture is not None and reading.architecture.tied
+    assert any("tie_word_embeddings = true" in note and "un valore" in note for note in reading.notes)
+    untied = hf_config.read(json.dumps({**published, "tie_word_embeddings": False})).architecture
+    assert untied is not None and not untied.tied
+
+
 def test_qwen_experts_every_few_layers_and_dense_layers_listed() -> None:
     """Qwen's MoE configs place experts with decoder_sparse_step (1 in every published one) and list dense layers in
     mlp_only_layers (empty in every published one): a step of 2 gives experts in every other layer, as Transformers
