@@ -59,3 +59,14 @@ def page_count(entry: Architecture, case: dict[str, Any]) -> int:
     if evaluation.status != "ok":
         raise ValueError(f"{entry.id} {case}: {evaluation.errors}")
     return int(number(evaluation.outputs, "trainable_parameters"))
+
+
+def shortcut_count(entry: Architecture, which: str, rank: int = 8) -> int:
+    """The LoRA page's trainable parameters for the model with a shortcut of its target list ("all-linear",
+    "attenzione"), whatever boxes its preset ticks."""
+    calc = CALCULATORS["parametri-lora"]
+    values = {**calc.defaults, **field_texts(entry), "target_set": which, "rank": str(rank)}
+    evaluation = evaluate(calc, values)
+    if evaluation.status != "ok":
+        raise ValueError(f"{entry.id} {which}: {evaluation.errors}")
+    return int(number(evaluation.outputs, "trainable_parameters"))

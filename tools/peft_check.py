@@ -13,6 +13,9 @@ Not part of scripts/test: it needs PyTorch, Transformers and PEFT. Like measure_
 from PyPI) and runs itself there.
 
 Usage: python3 tools/peft_check.py [--json tests/data/peft_counts.json] [--only ID …]
+       python3 tools/peft_check.py --shortcuts tests/data/peft_shortcuts.json --only ID …
+(``--shortcuts``: the page's two shortcuts instead, PEFT's own target_modules="all-linear" and the attention's
+matrices by their Transformers names, for those entries.)
 (``--only``: those catalogue entries, keeping the file's rows of the others; DeepSeek-V3's 44,544 expert matrices
 take PEFT about 20 minutes on two busy cores.)
 """
@@ -43,7 +46,7 @@ except ImportError:
     raise
 
 from calculator.llm.catalogue import MODELS, Architecture  # noqa: E402
-from tools.lora_setups import page_count, setups  # noqa: E402
+from tools.lora_setups import linear_modules, page_count, setups, shortcut_count  # noqa: E402
 
 warnings.filterwarnings("ignore")
 transformers.logging.set_verbosity_error()
@@ -173,12 +176,42 @@ def peft_count(model: Any, entry: Architecture, case: dict[str, Any]) -> int:
     return int(trainable)
 
 
+def attention_names(entry: Architecture) -> list[str]:
+    """The LoRA page's names of the attention's matrices of a block (linear_modules less the MLP's)."""
+    return [name for name in linear_modules(entry) if name not in ("gate_proj", "up_proj", "gate_up_proj",
+                                                                     "down_proj")]
+
+
+def shortcuts(args: argparse.Namespace) -> None:
+    """PEFT's target_modules="all-linear" and the attention only, beside the page's shortcuts, for --only's entries."""
+    rows: list[dict[str, Any]] = []
+    for entry in [entry for entry in MODELS if entry.id in args.only]:
+        config, auto = config_of(entry)
+        with torch.device("meta"):
+            model = auto.from_config(config)
+        cases = {"all-linear": "all-linear", "attenzione": "|".join(peft_names(entry, attention_names(entry)))}
+        for which, target in cases.items():
+            wrapped = peft.get_peft_model(model, peft.LoraConfig(r=8, target_modules=target))
+            counted = int(wrapped.get_nb_trainable_parameters()[0])
+            wrapped.unload()
+            page = shortcut_count(entry, which)
+            rows.append({"model": entry.id, "shortcut": which, "rank": 8, "framework": counted, "ours": page})
+            print(f"| {entry.id} | {which} | {counted:,} | {page:,} | {'=' if counted == page else '≠'} |")
+    versions = {"transformers": transformers.__version__, "peft": peft.__version__, "torch": torch.__version__}
+    args.shortcuts.write_text(json.dumps({**versions, "rows": rows}, indent=1) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--only", nargs="*", default=[], help="these catalogue ids only; --json then keeps the"
                                                                " file's rows of the other models")
+    parser.add_argument("--shortcuts", type=Path, help="count the page's shortcuts (all-linear, the attention only)"
+                                                          " for the --only entries, and write them to this file")
     args = parser.parse_args()
+    if args.shortcuts:
+        shortcuts(args)
+        return
     rows: list[dict[str, Any]] = []
     print("| model | setup | Transformers / PEFT | catalogue / LoRA page | |")
     print("|---|---|---|---|---|")

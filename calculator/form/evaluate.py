@@ -38,6 +38,7 @@ class Evaluation:
     links: dict[str, str] = field(default_factory=dict)  # feed id → query string for the sibling
     notes: dict[str, str] = field(default_factory=dict)  # field id → how its ambiguous text was read
     rewrites: dict[str, str] = field(default_factory=dict)  # field id → its value converted to a new unit
+    absent: list[str] = field(default_factory=list)  # fields hidden for these values (``Calculator.absent``)
 
     def as_dict(self) -> dict[str, object]:
         """The JSON-ready view: strings only."""
@@ -53,6 +54,7 @@ class Evaluation:
             "links": self.links,
             "notes": self.notes,
             "rewrites": self.rewrites,
+            "absent": self.absent,
         }
 
 
@@ -70,6 +72,8 @@ def evaluate(calc: Calculator, texts: Mapping[str, object], before: Mapping[str,
     after an edit, so that a value whose unit the reader changed is converted, not read again in the new unit."""
     rewrites = conversions(calc, texts, before or {})
     evaluation = _evaluate(calc, {**texts, **rewrites})
+    if calc.absent:  # from the values read so far (a field in error is left out of them)
+        evaluation = replace(evaluation, absent=sorted(set(calc.absent(evaluation.values))))
     return replace(evaluation, rewrites=rewrites) if rewrites else evaluation
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import Enum
@@ -241,6 +241,7 @@ class Preset:
     values: Mapping[str, str]
     group: str = "Compila con un modello:"
     modes: tuple[str, ...] = ()
+    note: str = ""  # a second, smaller line of the button (a GPU's memory in both units)
 
 
 @dataclass(frozen=True)
@@ -315,6 +316,9 @@ class Calculator:
     fold: tuple[str, ...] = ()  # groups shown collapsed while a preset's values fill them (the model's shape)
     layout: tuple[tuple[str, tuple[str, ...]], ...] = ()  # groups shown first, their listed fields leading
     paste: Callable[[str], Pasted] | None = None  # reads a pasted document (a model's config.json) into fields
+    # Fields these values have no use for (a LoRA target the model lacks): hidden, as another mode's fields are,
+    # but chosen for each answer by Python from every value, not by one choice field.
+    absent: Callable[[Values], Collection[str]] | None = None
 
     def mode(self, values: Mapping[str, object]) -> str:
         """The current mode ('' for calculators without modes)."""

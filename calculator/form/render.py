@@ -263,6 +263,10 @@ def _field(calc: Calculator, spec: Field, values: Mapping[str, str], evaluation:
         help_text = (f'<p class="calc__echo" id="{_a(base)}--nota" data-note-for="{_a(spec.id)}"'
                      f'{"" if note else " hidden"}>{_t(note)}</p>{help_text}')
     modes = _modes(spec.modes, mode)
+    if calc.absent:  # the page script hides the fields each answer lists as absent
+        modes += f' data-absent-field="{_a(spec.id)}"'
+        if spec.id in evaluation.absent and " hidden" not in modes:
+            modes += " hidden"
     if spec.kind is Kind.FLAG:
         return f'<div class="calc__field calc__field--flag"{modes}>{control}{label}{help_text}{error_text}</div>'
     return (
@@ -362,13 +366,18 @@ def _presets(calc: Calculator, mode: str, values: Mapping[str, str]) -> dict[str
     for preset in calc.presets:
         if pressed(calc, preset, values):
             held.setdefault(preset.group, preset.id)
-    for preset in calc.presets:
+    for index, preset in enumerate(calc.presets):
         modes.setdefault(preset.group, preset.modes)
         filled.setdefault(preset.group, set()).update(calc.group_of(f) for f in calc.fields if f.id in preset.values)
         state = "true" if held.get(preset.group) == preset.id else "false"
+        # A note (a GPU's memory in both units) is the button's description; its name stays the label.
+        note_id = f"{calc.id}--pulsante-{index}-nota"
+        named = f' aria-label="{_a(preset.label)}" aria-describedby="{_a(note_id)}"' if preset.note else ""
         groups.setdefault(preset.group, []).append(
             f'<button type="button" class="md-button calc__preset" data-preset="{_a(json.dumps(_own(calc, preset)))}"'
-            f' aria-pressed="{state}">{_t(preset.label)}</button>'
+            f' aria-pressed="{state}"{named}>{_t(preset.label)}'
+            + (f' <span class="calc__preset-note" id="{_a(note_id)}">{_t(preset.note)}</span>' if preset.note else "")
+            + "</button>"
         )
     rows: dict[str, str] = {}
     for index, (group, buttons) in enumerate(groups.items()):

@@ -86,7 +86,7 @@ class Architecture:
     encoder_positions: int = 0  # Whisper's encoder position table (a parameter, though fixed)
     mel_bins: int = 0  # a speech encoder's two convolutions over log-mel features (Whisper)
     stated_parameters: int = 0  # as the publisher states it (model card, safetensors metadata or PEFT's printout)
-    stated_rounding: int = 1  # the publisher states the count rounded to this (10**7: "20.91B")
+    stated_rounding: int = 1  # the publisher states the count rounded to this (10**7: "116.83B")
     stated_source: str = ""  # where the stated count comes from, when not the config's page
     offered: tuple[str, ...] = ()  # the pages that offer it as a preset (``catalogue.VRAM``…)
 

@@ -61,12 +61,21 @@ DEEPSPEED_MEMORY = ("https://github.com/deepspeedai/DeepSpeed/blob/edaa722126724
 
 
 # Publishers that state a rounded count (``stated_rounding``): the gpt-oss model card's table of parameters
-# (arXiv:2508.10925, Table 1: 20.91B and 116.83B in total), DeepSeek's READMEs (V2-Lite 15.7B, V3 671B: the
-# 14B of its multi-token-prediction module, in the published weights, are not part of the model Transformers
-# builds), OLMo 2's and SmolLM3's model pages (7.3B, 13.7B; "a 3B parameter language model").
+# (arXiv:2508.10925, Table 1: 116.83B in total for gpt-oss-120b, 20.91B for gpt-oss-20b; the text of that table was
+# read in a transcription of the card, and openai/gpt-oss's README at the commit below rounds them to "117B" and
+# "21B"), DeepSeek's model card and README (V2-Lite: "comprises 15.7B total parameters" in its Hugging Face model
+# card, read in the copy at ZHUI/paddlenlp_model_readme@40a7101e89dcf9a0dedb0e0d48c8c357fcc95996:
+# deepseek-ai/DeepSeek-V2-Lite/index.md, where the GitHub README's table rounds it to 16B; V3 671B: the 14B of its
+# multi-token-prediction module, in the published weights, are not part of the model Transformers builds), OLMo 2's
+# and SmolLM3's model pages (7.3B, 13.7B; "a 3B parameter language model").
 GPT_OSS_CARD = "https://arxiv.org/abs/2508.10925"
-DEEPSEEK_V2 = "https://github.com/deepseek-ai/DeepSeek-V2/blob/main/README.md"
-DEEPSEEK_V3 = "https://github.com/deepseek-ai/DeepSeek-V3/blob/main/README.md"
+# gpt-oss-20b to the parameter: OpenAI's own reinforcement-learning notebook prints Unsloth's line "Trainable
+# parameters = 1,990,656 of 20,916,747,840" for a rank-4 LoRA on it; the adapters are q/k/v/o_proj's (the experts
+# are 3-D parameters, not linear layers), 24 × 4 × (2 · (2880 + 4096) + 2 · (2880 + 512)) = 1,990,656, and the rest,
+# 20,914,757,184, is the model (tests/pages/test_published_lora.py checks the adapters against the LoRA page).
+GPT_OSS = "https://github.com/openai/gpt-oss/blob/7b583341fe16729127f6d5b94a7b09ccae97e1a1/"
+DEEPSEEK_V2_LITE_CARD = "https://huggingface.co/deepseek-ai/DeepSeek-V2-Lite"
+DEEPSEEK_V3 = "https://github.com/deepseek-ai/DeepSeek-V3/blob/9b4e9788e4a3a731f7567338ed15d3ec549ce03b/README.md"
 # Not here yet: Llama 4 Scout and Maverick. The pages count their text model exactly from a pasted config
 # (experts interleaved with dense layers, a shared expert), but Meta states only the whole image–text model's
 # count (109B, 400B), and the LoRA page cannot yet tell the experts' fused 3-D matrices from the shared
@@ -197,7 +206,8 @@ MODELS: tuple[Architecture, ...] = (
     Architecture("gpt-oss-20b", "gpt-oss-20b (MoE)", 24, 2880, 2880, 64, 8, 201088, _hf("openai/gpt-oss-20b"),
                  "gpt-oss", head_dim=64, bias=True, sinks=True, fused_gate_up="gate_up_proj", experts=32,
                  experts_per_token=4, expert_intermediate=2880, sliding_window=128, sliding_layers=12,
-                 stated_parameters=20_910_000_000, stated_rounding=10**7, stated_source=GPT_OSS_CARD,
+                 stated_parameters=20_914_757_184,
+                 stated_source=GPT_OSS + "examples/reinforcement-fine-tuning.ipynb",
                  offered=(LORA, VRAM, TIME)),
     Architecture("gpt-oss-120b", "gpt-oss-120b (MoE)", 36, 2880, 2880, 64, 8, 201088, _hf("openai/gpt-oss-120b"),
                  "gpt-oss", head_dim=64, bias=True, sinks=True, fused_gate_up="gate_up_proj", experts=128,
@@ -209,7 +219,7 @@ MODELS: tuple[Architecture, ...] = (
                  _hf("deepseek-ai/DeepSeek-V2-Lite"), "DeepSeek", experts=64, experts_per_token=6,
                  expert_intermediate=1408, shared_intermediate=2816, dense_layers=1, kv_lora_rank=512, rope_dim=64,
                  nope_dim=128, v_head_dim=128, stated_parameters=15_700_000_000, stated_rounding=10**8,
-                 stated_source=DEEPSEEK_V2, offered=(LORA, VRAM, TIME)),
+                 stated_source=DEEPSEEK_V2_LITE_CARD, offered=(LORA, VRAM, TIME)),
     Architecture("deepseek-v3", "DeepSeek-V3 (671B, MoE)", 61, 7168, 18432, 128, 128, 129280,
                  _hf("deepseek-ai/DeepSeek-V3"), "DeepSeek", experts=256, experts_per_token=8,
                  expert_intermediate=2048, shared_intermediate=2048, dense_layers=3, q_lora_rank=1536,

@@ -107,9 +107,15 @@ def read(text: str) -> Reading:
             if shared in config and shared not in inner:
                 inner[shared] = config[shared]
         config = inner
+    defaulted = _with_defaults(config, str(config.get("model_type") or outer_type))
     keys = _Keys(config)
     model_type = str(keys.get("model_type", default="") or outer_type)
     reading = Reading(model_type=model_type, dtype=str(keys.get("torch_dtype", "dtype", default="") or ""))
+    if defaulted:
+        shown = ", ".join(f"{key} = {json.dumps(value)}" for key, value in defaulted.items())
+        which = "un valore: vale quello predefinito" if len(defaulted) == 1 else \
+            f"{len(defaulted)} valori: valgono quelli predefiniti"
+        reading.notes.append(f"Il config non scrive {which} di Transformers per {model_type} ({shown}).")
     try:
         reading.architecture = _architecture(keys, model_type)
     except _MissingKeyError as missing:
@@ -122,6 +128,27 @@ def read(text: str) -> Reading:
         return reading
     reading.notes.extend(_notes(keys, reading, outer_type or model_type))
     return reading
+
+
+# What Transformers fills in when a config leaves a key out, for the families whose published configs rely on it: Gemma
+# 3's image–text checkpoints (4B, 12B, 27B) write only the sizes that differ from Gemma3TextConfig's defaults
+# (Transformers 4.57.1, models/gemma3/configuration_gemma3.py).
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "gemma3_text": {"vocab_size": 262_208, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+                    "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "tie_word_embeddings": True,
+                    "sliding_window": 4096},
+}
+DEFAULTS["gemma3"] = DEFAULTS["gemma3_text"]
+# SmolLM3's config class leaves tie_word_embeddings to PretrainedConfig, which ties; HuggingFaceTB/SmolLM3-3B's
+# config.json does not write it (the model ties its head to the embeddings).
+DEFAULTS["smollm3"] = {"tie_word_embeddings": True}
+
+
+def _with_defaults(config: dict[str, Any], model_type: str) -> dict[str, Any]:
+    """Fill the keys the config leaves to Transformers' defaults, in place; the ones filled."""
+    filled = {key: value for key, value in DEFAULTS.get(model_type, {}).items() if config.get(key) is None}
+    config.update(filled)
+    return filled
 
 
 def _architecture(keys: _Keys, model_type: str) -> Architecture:
@@ -204,7 +231,10 @@ def _moe_layout(keys: _Keys, model_type: str, intermediate: int) -> dict[str, in
     every = keys.integer("moe_layer_freq", default=1)
     if every != 1:
         raise _BadValueError("moe_layer_freq", every)
-    return {"dense_layers": dense}
+    # Qwen's mixtures of experts: experts in every decoder_sparse_step-th layer (as Llama 4's interleaving), dense
+    # layers of intermediate_size between; the layers listed in mlp_only_layers are dense too (said in a note).
+    keys.get("mlp_only_layers")
+    return {"dense_layers": dense, "moe_every": keys.integer("decoder_sparse_step", default=1, positive=True)}
 
 
 def _latent(keys: _Keys) -> tuple[int, int, int, int, int]:
@@ -230,7 +260,7 @@ def _sliding_layers(keys: _Keys, layers: int, model_type: str) -> int:
     kinds = keys.get("layer_types")
     if isinstance(kinds, list):
         return sum(1 for kind in kinds if kind == "sliding_attention")
-    pattern = keys.config.get("sliding_window_pattern")
+    pattern = keys.config.get("sliding_window_pattern", 6 if model_type in ("gemma3", "gemma3_text") else None)
     if isinstance(pattern, int) and not isinstance(pattern, bool) and pattern > 0:
         return layers - layers // pattern
     return (layers + 1) // 2 if model_type == "gemma2" else layers
@@ -319,6 +349,10 @@ IGNORED = {
     "attention_chunk_size", "no_rope_layers", "no_rope_layer_interval", "interleave_moe_layer_step",
     "attn_temperature_tuning", "floor_scale", "attn_scale", "router_jitter_noise", "moe_layers",
     "sliding_window_pattern", "attention_bias", "first_k_dense_replace", "moe_layer_freq", "num_nextn_predict_layers",
+    # Keys of the published configs of GPT-2 (its sequence-summary head, not built for language modelling; n_ctx, an
+    # alias of n_positions), T5, Phi and Qwen2.5, found by pasting them (tests/data/configs): no weights of their own.
+    "n_ctx", "summary_activation", "summary_first_dropout", "summary_proj_to_labels", "summary_type", "summary_use_proj",
+    "initializer_factor", "n_positions", "output_past", "original_max_position_embeddings", "use_mrope",
 }
 
 
@@ -338,6 +372,10 @@ def _notes(keys: _Keys, reading: Reading, model_type: str) -> list[str]:
     if unknown:
         shown = ", ".join(unknown[:8]) + (f" e altre {len(unknown) - 8}" if len(unknown) > 8 else "")
         notes.append(f"Chiavi non usate per la forma: {shown}.")
+    dense_listed = keys.config.get("mlp_only_layers")
+    if isinstance(dense_listed, list) and dense_listed:
+        notes.append(f"mlp_only_layers elenca {len(dense_listed)} strati densi fra quelli con esperti: il conteggio"
+                     " li tratta come strati con esperti, e quindi è approssimato.")
     if arch.kv_heads > arch.heads or (arch.kv_heads and arch.heads % arch.kv_heads):
         notes.append(f"Le teste chiave/valore ({arch.kv_heads}) non dividono le teste di attenzione ({arch.heads}):"
                      " il config è incoerente.")

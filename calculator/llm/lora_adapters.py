@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .architectures import FUSED_GATE_UP, FUSED_QKV, GATED, SEPARATE
+
 ATTENTION = ("q_proj", "k_proj", "v_proj", "qkv_proj", "o_proj")
 LATENT = ("q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj")  # multi-head latent attention (DeepSeek)
 MLP = ("gate_proj", "up_proj", "gate_up_proj", "down_proj", "router")
@@ -22,6 +24,13 @@ MLP_MATRICES = frozenset({"gate_proj", "up_proj", "gate_up_proj", "down_proj"})
 # Which linear layers of a model carry a bias, and which biases PEFT trains (LoraConfig's bias).
 NO_BIAS, QKV_BIAS, ALL_BIAS, ALL_BUT_K_BIAS = "none", "qkv", "all", "all_but_k"
 TRAIN_NONE, TRAIN_LORA_ONLY, TRAIN_ALL = "none", "lora_only", "all"
+# How a mixture of experts stores its experts and router in Transformers (4.57): as nn.Linear modules (Mixtral,
+# Qwen MoE), experts as modules and the router as a bare parameter (DeepSeek), or both as parameters (gpt-oss).
+# PEFT's target_modules="all-linear" takes only nn.Linear modules, so this decides what it adapts.
+LINEAR_EXPERTS, PARAMETER_ROUTER, PARAMETER_EXPERTS = "linear", "router_parameter", "parameters"
+SHARED_GATE = "shared_expert_gate"  # Qwen2-MoE's nn.Linear(hidden, 1) in front of the shared expert: no checkbox
+# The shortcuts for target_modules: the boxes ticked by hand, PEFT's "all-linear", the attention only.
+CHOSEN, ALL_LINEAR, ATTENTION_ONLY = "scelti", "all-linear", "attenzione"
 # Classification heads in modules_to_save, by layout.
 LINEAR_HEAD, LINEAR_BIAS_HEAD, DENSE_PROJ_HEAD = "linear", "linear_bias", "dense_proj"
 
@@ -51,6 +60,56 @@ class LoraSetup:
     dense_layers: int = 0  # a mixture of experts' layers with a dense MLP instead (of ``dense_intermediate``)
     dense_intermediate: int = 0
     latent: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)  # q_lora_rank, kv_lora_rank, rope, nope, v_head_dim
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What a model's blocks are made of, as far as LoRA's targets go."""
+
+    attention: str = SEPARATE  # or FUSED_QKV
+    mlp: str = GATED  # or FUSED_GATE_UP, PLAIN
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0  # > 0: multi-head latent attention
+    experts: int = 0
+    shared_intermediate: int = 0
+    moe_modules: str = LINEAR_EXPERTS
+
+
+def attention_modules(layout: Layout) -> tuple[str, ...]:
+    """The attention's matrices of a block, by the LoRA page's names."""
+    if layout.kv_lora_rank:
+        query = ("q_a_proj", "q_b_proj") if layout.q_lora_rank else ("q_proj",)
+        return (*query, "kv_a_proj_with_mqa", "kv_b_proj", "o_proj")
+    return ("qkv_proj", "o_proj") if layout.attention == FUSED_QKV else ("q_proj", "k_proj", "v_proj", "o_proj")
+
+
+def mlp_modules(layout: Layout) -> tuple[str, ...]:
+    """The MLP's matrices (each expert's, for a mixture of experts), and the router where there are experts."""
+    mlp = ("gate_up_proj", "down_proj") if layout.mlp == FUSED_GATE_UP else \
+        ("gate_proj", "up_proj", "down_proj") if layout.mlp == GATED else ("up_proj", "down_proj")
+    return (*mlp, "router") if layout.experts else mlp
+
+
+def available(layout: Layout) -> frozenset[str]:
+    """Every module the page can adapt that this model has (embeddings and head included)."""
+    return frozenset((*attention_modules(layout), *mlp_modules(layout), *EXTRA))
+
+
+def shortcut(layout: Layout, which: str) -> frozenset[str]:
+    """The targets of a shortcut. ``ALL_LINEAR`` is what PEFT's target_modules="all-linear" adapts: every nn.Linear
+    of the blocks, the output head (lm_head) excepted, so the router only where it is an nn.Linear, the experts only
+    where they are modules, and Qwen2-MoE's shared-expert gate; ``ATTENTION_ONLY`` the attention's matrices."""
+    attention = frozenset(attention_modules(layout))
+    if which != ALL_LINEAR:
+        return attention
+    if layout.experts and layout.moe_modules == PARAMETER_EXPERTS:
+        return attention
+    mlp = set(mlp_modules(layout))
+    if layout.experts and layout.moe_modules == PARAMETER_ROUTER:
+        mlp.discard("router")
+    if layout.experts and layout.moe_modules == LINEAR_EXPERTS and layout.shared_intermediate:
+        mlp.add(SHARED_GATE)
+    return attention | mlp
 
 
 def shapes(hidden: int, intermediate: int, heads: int, kv_heads: int, head_dim: int) -> dict[str, tuple[int, int]]:
@@ -109,6 +168,8 @@ def adapters(setup: LoraSetup) -> int:
     if setup.experts:
         mlp += matrices(setup.shared_intermediate, mlp_names) if setup.shared_intermediate else 0
         mlp += adapter(rank, setup.hidden, setup.experts, dora) if "router" in chosen else 0
+    if setup.experts and setup.shared_intermediate and SHARED_GATE in chosen:
+        mlp += adapter(rank, setup.hidden, 1, dora)
     dense = setup.dense_layers if setup.experts else 0
     total = _over_layers(setup, attention, mlp) - dense * mlp
     total += dense * matrices(setup.dense_intermediate or setup.intermediate, mlp_names)

@@ -54,10 +54,10 @@ COMPONENTS = {
 
 CHECKPOINT_LABELS = {
     NONE: "Nessuno",
-    FULL: "gradient_checkpointing di Transformers (completo: l'input di ogni strato, uno strato ricostruito)",
-    SELECTIVE: "Selettivo di Megatron (ricalcola solo i punteggi dell'attenzione)",
-    SELECTIVE_OP: "Selettivo per operazione di torchtitan (conserva i prodotti matriciali alterni)",
-    OFFLOAD: "Completo con gli input su CPU (offload_activations di torchtune)",
+    FULL: "Completo (gradient_checkpointing)",
+    SELECTIVE: "Selettivo di Megatron",
+    SELECTIVE_OP: "Selettivo per operazione (torchtitan)",
+    OFFLOAD: "Completo con input su CPU (torchtune)",
 }
 
 
@@ -65,9 +65,12 @@ def checkpointing_field(group: str, modes: tuple[str, ...] = ()) -> Field:
     """Checkpointing named as the frameworks name it; the values of old links (selettivo, completo) kept."""
     return Field(id="checkpointing", label="Checkpointing delle attivazioni", default=NONE, kind=Kind.CHOICE,
                  group=group, modes=modes, options=tuple(Option(key, label) for key, label in CHECKPOINT_LABELS.items()),
-                 help="Completo: Transformers conserva l'input di ogni strato e nel backward ricostruisce uno strato"
-                      " alla volta, che si aggiunge al picco. Il selettivo di Megatron ricalcola solo i punteggi"
-                      " s × s: con FlashAttention non cambia nulla, perché non sono mai conservati.")
+                 help="Completo: il gradient_checkpointing di Transformers conserva l'input di ogni strato e nel"
+                      " backward ricostruisce uno strato alla volta, che si aggiunge al picco. Il selettivo di"
+                      " Megatron ricalcola solo i punteggi s × s dell'attenzione: con FlashAttention non cambia nulla,"
+                      " perché non sono mai conservati. Il selettivo per operazione di torchtitan conserva i prodotti"
+                      " matriciali alterni. Con gli input su CPU (offload_activations di torchtune) è il completo,"
+                      " con l'input di ogni strato spostato sulla CPU.")
 
 
 def shape_of(values: Values) -> Shape:
@@ -258,18 +261,21 @@ CALCULATOR = Calculator(
         Field(id="loss_fp32", label="Logit in fp32 per la loss", default="on", kind=Kind.FLAG,
               group="Addestramento", help="Come fa Transformers, che converte i logit in fp32 prima della cross-entropy."),
         Field(id="norms", label="Normalizzazioni", default=LLAMA_NORM, kind=Kind.CHOICE, group="Addestramento",
-              options=(Option(LLAMA_NORM, "In fp32, come LlamaRMSNorm (Llama, Mistral, Qwen, Phi)"),
+              options=(Option(LLAMA_NORM, "In fp32, come LlamaRMSNorm"),
                        Option(GEMMA_NORM, "In fp32 anche l'uscita, come GemmaRMSNorm"),
                        Option(T5_NORM, "In fp32 con l'input, come T5LayerNorm"),
-                       Option(FUSED_NORM, "Kernel fuso: solo l'input (LayerNorm, Megatron, Liger)")),
-              help="Quanto conserva ogni normalizzazione per valore: in bf16 6 byte (Llama), 8 (Gemma, T5) o 2."),
+                       Option(FUSED_NORM, "Kernel fuso: solo l'input")),
+              help="Quanto conserva ogni normalizzazione per valore: in bf16 6 byte (LlamaRMSNorm: Llama, Mistral,"
+                   " Qwen, Phi), 8 (Gemma, T5) o 2 (un kernel fuso che conserva solo l'input: il LayerNorm di"
+                   " Megatron, Liger)."),
         Field(id="activation_impl", label="Funzione di attivazione", default=FUSED_ACTIVATION, kind=Kind.CHOICE,
               group="Addestramento",
-              options=(Option(FUSED_ACTIVATION, "SiLU o GELU in un'operazione sola (conserva il suo input)"),
+              options=(Option(FUSED_ACTIVATION, "SiLU o GELU in un'operazione sola"),
                        Option(RELU, "ReLU (conserva solo l'uscita: OPT, T5 1.0)"),
-                       Option(GELU_NEW, "GELU tanh scritta in Python (gelu_new: GPT-2, Flan-T5)")),
-              help="La gelu_new di Transformers conserva tre tensori intermedi in più per ogni valore dell'MLP;"
-                   " la ReLU uno in meno."),
+                       Option(GELU_NEW, "GELU tanh in Python (gelu_new)")),
+              help="SiLU o GELU in un'operazione sola conserva il suo input. La gelu_new di Transformers (GELU tanh"
+                   " scritta in Python: GPT-2, Flan-T5) conserva tre tensori intermedi in più per ogni valore"
+                   " dell'MLP; la ReLU uno in meno."),
         Field(id="attention", label="Implementazione dell'attenzione", default=FLASH, kind=Kind.CHOICE,
               group="Addestramento",
               options=(Option(FLASH, "FlashAttention / SDPA (statistiche O(s))"),

@@ -43,7 +43,22 @@ from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs,
 from ..form.numbers import format_integer
 from ..llm.architectures import FUSED_GATE_UP, FUSED_QKV, GATED, PLAIN, SEPARATE
 from ..llm.catalogue import LORA, model, offered
-from ..llm.lora_adapters import EXTRA, LATENT, MODULES, LoraSetup, trainable
+from ..llm.lora_adapters import (
+    ALL_LINEAR,
+    ATTENTION_ONLY,
+    CHOSEN,
+    EXTRA,
+    LATENT,
+    LINEAR_EXPERTS,
+    MODULES,
+    PARAMETER_EXPERTS,
+    PARAMETER_ROUTER,
+    Layout,
+    LoraSetup,
+    available,
+    shortcut,
+    trainable,
+)
 from ..llm.optimizers import lora_state_bytes
 from ..llm.units import BYTES_PER_MB
 from .config_paste import config_paster
@@ -81,9 +96,9 @@ EXTRA_LABELS = {
 MODULE_LABELS = {**ATTENTION_LABELS, **LATENT_LABELS, **MLP_LABELS, **EXTRA_LABELS}
 # Which linear layers of a model carry a bias.
 LINEAR_BIAS = (
-    Option("none", "Nessuno (Llama, Mistral, Gemma, Phi-3, Falcon, T5)"),
+    Option("none", "Nessuno (Llama, Mistral, Gemma, Falcon)"),
     Option("qkv", "Solo query, key e value (Qwen2, Qwen2.5)"),
-    Option("all", "Tutti gli strati lineari (GPT-2, OPT, BLOOM, BERT)"),
+    Option("all", "Tutti gli strati lineari (GPT-2, OPT, BLOOM)"),
     Option("all_but_k", "Tutti tranne la key (Whisper)"),
 )
 BIAS_MODES = (
@@ -93,12 +108,55 @@ BIAS_MODES = (
 )
 # Classification heads people put in modules_to_save, by layout.
 HEADS = (
-    Option("linear", "Una matrice senza bias (score di Llama, Mistral, Qwen per la classificazione)"),
-    Option("linear_bias", "Una matrice con bias (classifier di BERT, ViT)"),
-    Option("dense_proj", "Strato denso più proiezione, con bias (classifier di RoBERTa)"),
+    Option("linear", "Una matrice senza bias (score di Llama)"),
+    Option("linear_bias", "Una matrice con bias (BERT, ViT)"),
+    Option("dense_proj", "Denso più proiezione, con bias (RoBERTa)"),
+)
+
+TARGET_SETS = (
+    Option(CHOSEN, "Quelli spuntati qui sotto"),
+    Option(ALL_LINEAR, "Tutti i lineari (all-linear)"),
+    Option(ATTENTION_ONLY, "Solo l'attenzione"),
+)
+MOE_MODULES = (
+    Option(LINEAR_EXPERTS, "Esperti e router lineari (Mixtral, Qwen)"),
+    Option(PARAMETER_ROUTER, "Router come parametro (DeepSeek)"),
+    Option(PARAMETER_EXPERTS, "Esperti e router parametri (gpt-oss)"),
 )
 
 
+def layout_of(values: Values) -> Layout:
+    """What the model's blocks are made of, from the values read so far (0 for a count not read)."""
+    return Layout(attention=str(values.get("attention_layout") or ""), mlp=str(values.get("mlp_layout") or ""),
+                  q_lora_rank=_count(values, "q_lora_rank"), kv_lora_rank=_count(values, "kv_lora_rank"),
+                  experts=_count(values, "experts"), shared_intermediate=_count(values, "shared_intermediate_size"),
+                  moe_modules=str(values.get("moe_modules") or LINEAR_EXPERTS))
+
+
+def targets_of(values: Values) -> frozenset[str]:
+    """The adapted modules: the ticked boxes, or a shortcut's modules for this architecture."""
+    which = values.get("target_set")
+    if which in (ALL_LINEAR, ATTENTION_ONLY):
+        return shortcut(layout_of(values), str(which))
+    return frozenset(name for name in MODULES if values.get(name) is True)
+
+
+def absent(values: Values) -> frozenset[str]:
+    """The boxes this model has no module for (shown while ticked, with their message), every box while a shortcut
+    chooses the modules, and how the experts are stored for a model without experts."""
+    if values.get("target_set") in (ALL_LINEAR, ATTENTION_ONLY):
+        boxes = frozenset(MODULES)
+    else:
+        boxes = frozenset(name for name in MODULES if values.get(name) is not True) - available(layout_of(values))
+    return boxes | (frozenset() if _count(values, "experts") else {"moe_modules"})
+
+
+def peft_targets(values: Values) -> str:
+    """LoraConfig's target_modules for these targets (the page's names, which Llama's are)."""
+    if values.get("target_set") == ALL_LINEAR:
+        return 'target_modules="all-linear"'
+    names = [name for name in MODULES if name in targets_of(values)]
+    return "target_modules=[" + ", ".join(f'"{name}"' for name in names) + "]" if names else ""
 
 
 def setup_of(values: Values) -> LoraSetup:
@@ -108,7 +166,7 @@ def setup_of(values: Values) -> LoraSetup:
         layers=integer(values, "layers"), hidden=integer(values, "hidden_size"),
         intermediate=integer(values, "intermediate_size"), heads=integer(values, "attention_heads"),
         kv_heads=integer(values, "kv_heads"), head_dim=head_dim(values), vocab=integer(values, "vocab_size"),
-        rank=integer(values, "rank"), targets=frozenset(name for name in MODULES if values[name] is True),
+        rank=integer(values, "rank"), targets=targets_of(values),
         dora=values["use_dora"] is True, decoder_layers=integer(values, "decoder_layers"),
         experts=integer(values, "experts"), shared_intermediate=integer(values, "shared_intermediate_size"),
         linear_bias=str(values["linear_bias"]), train_bias=str(values["bias"]),
@@ -121,8 +179,9 @@ def setup_of(values: Values) -> LoraSetup:
 
 
 def _count(values: Values, key: str) -> int:
-    """A count field the form always has; 0 where a caller's values (a test's, a feed's) leave it out."""
-    return integer(values, key) if key in values else 0
+    """A count field the form always has; 0 where a caller's values (a test's, a feed's) leave it out, or where
+    it is not read (in error)."""
+    return integer(values, key) if isinstance(values.get(key), Decimal) else 0
 
 
 def compute(values: Values) -> Outputs:
@@ -140,7 +199,7 @@ def compute(values: Values) -> Outputs:
         everything = int(base) + added
         peft = (f"trainable params: {trainable_count:,d} || all params: {everything:,d}"
                 f" || trainable%: {100 * trainable_count / everything:.4f}")
-    chosen = {name for name in MODULES if values.get(name) is True}
+    chosen = targets_of(values)
     targets = "tutti" if {"q_proj", "v_proj", "down_proj"} <= chosen or "gate_up_proj" in chosen else \
         "attenzione" if {"q_proj", "k_proj", "v_proj", "o_proj"} <= chosen or "qkv_proj" in chosen else "qv"
     return {
@@ -151,6 +210,7 @@ def compute(values: Values) -> Outputs:
         "trainable_percent": share,
         "model_percent": share_of_model,
         "peft_printout": peft,
+        "peft_targets": peft_targets(values),
         "adapter_half_mb": trainable_count * ADAPTER_BYTES_HALF / BYTES_PER_MB,
         "adapter_full_mb": trainable_count * ADAPTER_BYTES_FULL / BYTES_PER_MB,
         "training_state_mb": trainable_count * lora_state_bytes() / BYTES_PER_MB,
@@ -164,22 +224,24 @@ def check(values: Values) -> dict[str, str]:
     if kv_heads > heads or heads % kv_heads:
         errors["kv_heads"] = (f"Teste chiave/valore: devono dividere esattamente le {format_integer(heads)}"
                               " teste di attenzione.")
-    chosen = {name for name in MODULES if values.get(name) is True}
+    chosen = set(targets_of(values))
     if not chosen and not integer(values, "num_labels"):
         errors["q_proj"] = "Scegli almeno un modulo da adattare."
     fused = values["attention_layout"] == FUSED_QKV
-    if fused and chosen & {"q_proj", "k_proj", "v_proj"}:
-        errors["q_proj"] = ("Query, key e value: con l'attenzione «fusa» sono una sola matrice; scegli «Query, key"
+    separate = chosen & {"q_proj", "k_proj", "v_proj"}
+    if fused and separate:
+        errors[_first(separate)] = ("Query, key e value: con l'attenzione «fusa» sono una sola matrice; scegli «Query, key"
                             " e value fuse» oppure imposta l'attenzione separata.")
     if not fused and "qkv_proj" in chosen:
         errors["qkv_proj"] = ("Query, key e value fuse: con l'attenzione separata non esiste una matrice fusa;"
                               " scegli q_proj, k_proj e v_proj oppure imposta l'attenzione fusa.")
     layout = values["mlp_layout"]
-    if layout == PLAIN and chosen & {"gate_proj", "gate_up_proj"}:
-        errors["gate_proj"] = ("Gate dell'MLP: l'MLP semplice (due matrici, come GPT-2, OPT, BLOOM, T5) non ha un"
+    gates, gate_up = chosen & {"gate_proj", "gate_up_proj"}, chosen & {"gate_proj", "up_proj"}
+    if layout == PLAIN and gates:
+        errors[_first(gates)] = ("Gate dell'MLP: l'MLP semplice (due matrici, come GPT-2, OPT, BLOOM, T5) non ha un"
                                " gate; adatta up e down.")
-    elif layout == FUSED_GATE_UP and chosen & {"gate_proj", "up_proj"}:
-        errors["gate_proj"] = ("Gate e up: con l'MLP «gate e up fuse» sono una sola matrice; scegli «Gate e up"
+    elif layout == FUSED_GATE_UP and gate_up:
+        errors[_first(gate_up)] = ("Gate e up: con l'MLP «gate e up fuse» sono una sola matrice; scegli «Gate e up"
                                " fuse» oppure imposta l'MLP con gate separato.")
     elif layout == GATED and "gate_up_proj" in chosen:
         errors["gate_up_proj"] = ("Gate e up fuse: con l'MLP a tre matrici separate non esiste gate_up_proj;"
@@ -202,10 +264,20 @@ def check(values: Values) -> dict[str, str]:
     if values["bias"] == "lora_only" and values["linear_bias"] == "none":
         errors["bias"] = ("Bias: con bias=\"lora_only\" si addestrano i bias degli strati adattati, ma con «Bias degli"
                           " strati lineari: nessuno» non ce ne sono; scegli dove il modello ha i bias.")
+    lacking = (chosen & set(MODULES)) - available(layout_of(values))
+    if lacking and not set(errors) & set(MODULES):  # a box the model lacks, no message beside a box yet: by its own
+        name = _first(lacking)
+        errors[name] = (f"{MODULE_LABELS[name]}: questo modello non ha questo modulo; togli la spunta oppure correggi"
+                        " l'architettura (sotto «Architettura»).")
     if values["use_dora"] is True and chosen & set(EXTRA):
         errors["use_dora"] = ("DoRA: questo calcolatore la conta solo sugli strati lineari; togli embed_tokens e"
                               " lm_head oppure DoRA.")
     return errors
+
+
+def _first(names: set[str]) -> str:
+    """The first of these modules in the form's order: the box a message goes beside."""
+    return min(names, key=MODULES.index)
 
 
 def check_latent(values: Values, chosen: set[str]) -> dict[str, str]:
@@ -214,9 +286,10 @@ def check_latent(values: Values, chosen: set[str]) -> dict[str, str]:
     latent = _count(values, "kv_lora_rank") > 0
     if not latent:
         if chosen & set(LATENT):
-            return {"kv_lora_rank": ("Attenzione latente: q_a_proj, q_b_proj, kv_a_proj_with_mqa e kv_b_proj esistono"
-                                     " solo con l'attenzione latente (DeepSeek); indica kv_lora_rank e le altre"
-                                     " dimensioni, oppure togli quei moduli.")}
+            return {_first(chosen & set(LATENT)): (
+                "Attenzione latente: q_a_proj, q_b_proj, kv_a_proj_with_mqa e kv_b_proj esistono solo con"
+                " l'attenzione latente (DeepSeek); indica kv_lora_rank e le altre dimensioni, oppure togli quei"
+                " moduli.")}
         return {}
     if not all(_count(values, key) for key in ("qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim")):
         return {"qk_rope_head_dim": ("Attenzione latente: con kv_lora_rank servono anche qk_rope_head_dim,"
@@ -230,8 +303,8 @@ def check_latent(values: Values, chosen: set[str]) -> dict[str, str]:
         return {"q_proj": ("Query: con q_lora_rank la query passa da q_a_proj e q_b_proj, non da una q_proj;"
                            " scegli quelle.")}
     if not query_rank and chosen & {"q_a_proj", "q_b_proj"}:
-        return {"q_a_proj": ("Query compressa: con q_lora_rank 0 la query ha una sola q_proj (DeepSeek-V2-Lite);"
-                             " scegli q_proj.")}
+        return {_first(chosen & {"q_a_proj", "q_b_proj"}): (
+            "Query compressa: con q_lora_rank 0 la query ha una sola q_proj (DeepSeek-V2-Lite); scegli q_proj.")}
     return {}
 
 
@@ -301,6 +374,12 @@ CALCULATOR = Calculator(
               options=BIAS_MODES, help="Il parametro bias di LoraConfig."),
         Field(id="use_dora", label="DoRA (use_dora=True)", default="", kind=Kind.FLAG, group="LoRA",
               help="Aggiunge a ogni strato lineare adattato un vettore di ampiezze lungo quanto le sue uscite."),
+        Field(id="target_set", label="Moduli da adattare (target_modules)", default=CHOSEN, kind=Kind.CHOICE,
+              group="Moduli adattati", options=TARGET_SETS,
+              help="«Tutti i lineari» è target_modules=\"all-linear\" di PEFT: ogni strato lineare dei blocchi, senza"
+                   " la testa lm_head (e senza esperti e router dove Transformers li tiene come parametri). «Solo"
+                   " l'attenzione»: query, key, value e output, o le matrici che li fanno in questo modello (fuse o"
+                   " latenti). Le caselle qui sotto mostrano solo i moduli che il modello ha."),
         *(
             Field(id=name, label=label, default="on" if name in {"q_proj", "v_proj"} else "",
                   kind=Kind.FLAG, group="Moduli adattati", help="")
@@ -309,20 +388,29 @@ CALCULATOR = Calculator(
         Field(id="attention_layout", label="Proiezioni dell'attenzione", default=SEPARATE, kind=Kind.CHOICE,
               group="Architettura",
               options=(Option(SEPARATE, "Separate (q_proj, k_proj, v_proj)"),
-                       Option(FUSED_QKV, "Fuse in una matrice (Falcon, BLOOM, GPT-2, Phi-3)")),
-              help="Alcuni modelli calcolano query, key e value con una sola matrice, che LoRA adatta intera."),
+                       Option(FUSED_QKV, "Fuse in una matrice (Falcon, GPT-2, Phi-3)")),
+              help="Fuse in Falcon, BLOOM, GPT-2 e Phi-3. Alcuni modelli calcolano query, key e value con una sola"
+                   " matrice, che LoRA adatta intera."),
         Field(id="mlp_layout", label="MLP", default=GATED, kind=Kind.CHOICE, group="Architettura",
-              options=(Option(GATED, "Con gate, tre matrici (Llama, Mistral, Qwen, Gemma, Flan-T5)"),
+              options=(Option(GATED, "Con gate, tre matrici (Llama, Qwen)"),
                        Option(FUSED_GATE_UP, "Con gate e up fuse (Phi-3, Phi-4)"),
-                       Option(PLAIN, "Semplice, due matrici (GPT-2, OPT, BLOOM, Falcon, T5, Whisper)")),
-              help="Quali matrici ha l'MLP di ogni strato (o di ogni esperto)."),
+                       Option(PLAIN, "Semplice, due matrici (GPT-2, OPT, T5)")),
+              help="Con gate: Llama, Mistral, Qwen, Gemma, Flan-T5. Semplice: GPT-2, OPT, BLOOM, Falcon, T5,"
+                   " Whisper. Quali matrici ha l'MLP di ogni strato (o di ogni esperto)."),
         *(_shape(key) for key in ("layers", "decoder_layers", "hidden_size", "intermediate_size", "attention_heads",
-                                  "kv_heads", "head_dim", "experts", "shared_intermediate_size", "dense_layers",
-                                  "dense_intermediate_size", *LATENT_FIELDS)),
+                                  "kv_heads", "head_dim", "experts")),
+        Field(id="moe_modules", label="Esperti e router in Transformers", default=LINEAR_EXPERTS, kind=Kind.CHOICE,
+              group="Architettura", options=MOE_MODULES,
+              help="Serve a «tutti i lineari»: all-linear adatta solo gli nn.Linear. Mixtral e Qwen hanno esperti e"
+                   " router lineari (Qwen1.5-MoE anche il gate dell'esperto condiviso); DeepSeek tiene il router come"
+                   " parametro; gpt-oss esperti e router (che si adattano con target_parameters)."),
+        *(_shape(key) for key in ("shared_intermediate_size", "dense_layers", "dense_intermediate_size",
+                                  *LATENT_FIELDS)),
         _shape("vocab_size", "Serve se adatti embed_tokens o lm_head."),
         Field(id="linear_bias", label="Bias degli strati lineari", default="none", kind=Kind.CHOICE,
               group="Architettura", options=LINEAR_BIAS,
-              help="Quali strati lineari hanno un bias: serve con bias=\"lora_only\"."),
+              help="Quali strati lineari hanno un bias (nessuno anche in Phi-3 e T5; tutti anche in BERT): serve con"
+                   " bias=\"lora_only\"."),
         Field(id="model_biases", label="Bias del modello (conteggio)", default="", group="Architettura",
               optional=True, minimum=Decimal(0), maximum=Decimal(10**12), example="102144",
               help="Tutti i bias del modello, norme comprese, esclusa la testa: serve con bias=\"all\". I modelli del"
@@ -331,7 +419,10 @@ CALCULATOR = Calculator(
                      "0 senza testa; con una testa (per esempio per la classificazione di sequenze) PEFT la addestra"
                      " intera, come copia accanto all'originale.", "Architettura"),
         Field(id="head_layout", label="Forma della testa", default="linear", kind=Kind.CHOICE, group="Architettura",
-              options=HEADS, help="Quante matrici e quali bias ha la testa di classificazione."),
+              options=HEADS, help="Quante matrici e quali bias ha la testa di classificazione: lo score di Llama,"
+                                  " Mistral e Qwen"
+                   " per la classificazione; il classifier di BERT e ViT; quello di RoBERTa, uno strato denso più la"
+                   " proiezione."),
         Field(id="total_parameters_billion", label="Parametri totali del modello", default="6,74",
               kind=Kind.DECIMAL, unit="miliardi", group="Architettura", optional=True,
               minimum=Decimal(0), exclusive_minimum=True, maximum=Decimal(100_000),
@@ -353,6 +444,9 @@ CALCULATOR = Calculator(
                     " della quota di PEFT, che conta gli adattatori anche nel totale."),
         Result("peft_printout", "Come lo stampa PEFT (print_trainable_parameters)", format=Format.TEXT,
                primary=False),
+        Result("peft_targets", "In LoraConfig", format=Format.TEXT, primary=False,
+               help="I nomi sono quelli di Llama; altri modelli chiamano diversamente gli stessi moduli (c_attn,"
+                    " query_key_value, w1…)."),
         Result("adapter_half_mb", "Adattatore su disco in fp16/bf16", "MB", help="2 byte per parametro.", primary=False),
         Result("adapter_full_mb", "Adattatore su disco in fp32", "MB", help="4 byte per parametro.", primary=False),
         Result("training_state_mb", "Gradienti e stati AdamW", "MB",
@@ -362,6 +456,7 @@ CALCULATOR = Calculator(
     compute=compute,
     paste=_paste,
     check=check,
+    absent=absent,
     glance=("trainable_parameters", "trainable_percent"),
     fold=("Architettura",),
     feeds=(

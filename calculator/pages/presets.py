@@ -9,6 +9,7 @@ from ..form.numbers import format_exact_field
 from ..llm.activation_memory import traits
 from ..llm.architectures import FUSED_GATE_UP, FUSED_QKV, SEPARATE, Architecture
 from ..llm.catalogue import model, offered
+from ..llm.lora_adapters import LINEAR_EXPERTS, PARAMETER_EXPERTS, PARAMETER_ROUTER
 
 MODEL_GROUP = "Compila con un modello:"
 T5_INPUT = 512  # T5's n_positions: the input length it was pre-trained with
@@ -54,6 +55,9 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         "q_lora_rank": str(entry.q_lora_rank), "kv_lora_rank": str(entry.kv_lora_rank),
         "qk_rope_head_dim": str(entry.rope_dim), "qk_nope_head_dim": str(entry.nope_dim),
         "v_head_dim": str(entry.v_head_dim),
+        # How Transformers stores the experts and the router (what PEFT's "all-linear" can reach).
+        "moe_modules": (PARAMETER_EXPERTS if entry.family == "gpt-oss" else PARAMETER_ROUTER if entry.mla
+                        else LINEAR_EXPERTS),
     }
 
 

@@ -332,9 +332,10 @@ def optimizer_table() -> Table:
 
 
 def _option(key: str, recipe: Recipe) -> Option:
-    optimizer = (f"{format_decimal(recipe.optimizer)} B ottimizzatore" if recipe.optimizer is not None
-                 else f"{format_integer(recipe.master)} B di copia master più lo stato fattorizzato")
-    return Option(key, f"{recipe.label} ({format_integer(recipe.weights)} B pesi, {optimizer})")
+    """The recipe and its bytes per parameter, weights + optimizer (short: the field's help says the rest)."""
+    if recipe.optimizer is None:
+        return Option(key, f"{recipe.label} (fattorizzato)")
+    return Option(key, f"{recipe.label} ({format_integer(recipe.weights)} + {format_decimal(recipe.optimizer)} B)")
 
 
 def _options() -> tuple[Option, ...]:
@@ -354,10 +355,12 @@ CALCULATOR = Calculator(
     fields=(
         Field(
             id="convention", label="Convenzione", default=ARTICLE, kind=Kind.CHOICE, group="Convenzione",
-            options=(Option(ARTICLE, "Articolo ZeRO: byte per parametro per ogni stato"),
-                     Option(DEEPSPEED, "Stimatori di DeepSpeed (estimate_zero2/zero3_model_states_mem_needs)"),
-                     Option(STEP, "Picco di un passo di addestramento: metodo, attivazioni, nvidia-smi")),
-            help="L'articolo conta i byte di ogni stato; DeepSpeed aggiunge lo strato più grande (ZeRO-3), l'offload"
+            options=(Option(ARTICLE, "Articolo ZeRO: byte per stato"),
+                     Option(DEEPSPEED, "Stimatori di DeepSpeed"),
+                     Option(STEP, "Picco di un passo di addestramento")),
+            help="Gli stimatori di DeepSpeed sono estimate_zero2/zero3_model_states_mem_needs; il picco di un passo"
+                 " tiene conto di metodo, attivazioni e nvidia-smi. L'articolo conta i byte di ogni stato; DeepSpeed"
+                 " aggiunge lo strato più grande (ZeRO-3), l'offload"
                  " su CPU e la memoria della CPU; il picco di un passo segue l'addestramento fase per fase, con"
                  " LoRA, QLoRA, attivazioni e loss, fino a ciò che mostrerà nvidia-smi.",
         ),
@@ -370,7 +373,9 @@ CALCULATOR = Calculator(
         Field(
             id="optimizer", label="Ottimizzatore e precisione", default="adamw_mixed", kind=Kind.CHOICE,
             group="Modello", options=_options(), modes=(ARTICLE,),
-            help="Decide i byte per parametro dei pesi e degli stati dell'ottimizzatore.",
+            help="Decide i byte per parametro dei pesi e degli stati dell'ottimizzatore; tra parentesi pesi +"
+                 " ottimizzatore (copia master fp32 compresa). Adafactor: 2 B di pesi, 4 B di copia master più lo"
+                 " stato fattorizzato, che dipende dalle matrici del modello.",
         ),
         Field(
             id="gradient_precision", label="Precisione dei gradienti", default="16", kind=Kind.CHOICE,
@@ -434,8 +439,9 @@ CALCULATOR = Calculator(
             id="ds_version", label="Versione di DeepSpeed", default=ds.CURRENT, kind=Kind.CHOICE, group="DeepSpeed",
             modes=(DEEPSPEED,),
             options=(Option(ds.CURRENT, "0.14.3 e successive"),
-                     Option(ds.BEFORE_0_14_3, "Precedenti alla 0.14.3 (le tabelle della documentazione)")),
-            help="Per ZeRO-2 senza offload la 0.14.3 ha cambiato la stima per GPU: da 4·P + 16·P/N a 2·P + 18·P/N.",
+                     Option(ds.BEFORE_0_14_3, "Precedenti alla 0.14.3")),
+            help="Le versioni precedenti alla 0.14.3 sono quelle delle tabelle della documentazione. Per ZeRO-2 senza"
+                 " offload la 0.14.3 ha cambiato la stima per GPU: da 4·P + 16·P/N a 2·P + 18·P/N.",
         ),
         *(replace(shape_field(key, SHAPE_GROUP, DEFAULT_MODEL), modes=(ARTICLE, STEP)) for key in SHAPE_FIELDS),
         Field(id="tied_embeddings", label="Embedding condivisi con la testa", default="", kind=Kind.FLAG,

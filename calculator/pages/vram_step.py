@@ -32,9 +32,9 @@ from .model_fields import check_head_dim, head_dim
 
 STEP = "passo"
 TARGETS = {
-    "qv": ("q_proj e v_proj (il default di PEFT per Llama)", frozenset({"q_proj", "v_proj"})),
+    "qv": ("q_proj e v_proj (default di PEFT)", frozenset({"q_proj", "v_proj"})),
     "attenzione": ("Tutta l'attenzione (q, k, v, o)", frozenset({"q_proj", "k_proj", "v_proj", "o_proj"})),
-    "tutti": ("Tutti i lineari (all-linear: attenzione e MLP)",
+    "tutti": ("Tutti i lineari (all-linear)",
               frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"})),
 }
 
@@ -536,21 +536,24 @@ def fields() -> tuple[Field, ...]:
               options=(Option(ts.FULL, "Fine-tuning completo"), Option(ts.LORA, "LoRA"), Option(ts.DORA, "DoRA"),
                        Option(ts.QLORA, "QLoRA (base a 4 bit)"), Option(ts.LORA_8BIT, "LoRA su base a 8 bit"),
                        Option(ts.FREEZE, "Solo gli ultimi strati (il resto congelato)"),
-                       Option(ts.MODULES_ONLY, "Solo alcuni moduli di ogni strato (il resto congelato)")),
-              help="Con LoRA e QLoRA la base congelata non ha gradienti né stati dell'ottimizzatore."),
+                       Option(ts.MODULES_ONLY, "Solo alcuni moduli di ogni strato")),
+              help="Solo alcuni moduli o solo gli ultimi strati: il resto resta congelato. Con LoRA e QLoRA la base"
+                   " congelata non ha gradienti né stati dell'ottimizzatore."),
         Field(id="rank", label="Rango LoRA (r)", default="16", group="Metodo", modes=on, maximum=Decimal(65_536),
               help="Usato da LoRA, DoRA e QLoRA."),
         Field(id="lora_targets", label="Moduli adattati", default="tutti", kind=Kind.CHOICE, group="Metodo",
               modes=on, options=tuple(Option(key, label) for key, (label, _) in TARGETS.items()),
-              help="target_modules di PEFT; per altri insiemi usa il calcolatore LoRA, che porta qui il conteggio."),
+              help="target_modules di PEFT: q_proj e v_proj è il default per Llama; «tutti i lineari» sono attenzione e"
+                   " MLP. Per altri insiemi usa il calcolatore LoRA, che porta qui il conteggio."),
         Field(id="lora_trainable", label="Parametri addestrabili esatti (dal calcolatore LoRA)", default="",
               kind=Kind.DECIMAL, group="Metodo", modes=on, optional=True, minimum=Decimal(0),
               maximum=Decimal(10**13), help="Se indicato, sostituisce il conteggio dei moduli scelti."),
         Field(id="adapter_dtype", label="Precisione degli adattatori", default="fp32", kind=Kind.CHOICE,
               group="Metodo", modes=on,
-              options=(Option("fp32", "fp32, come li tiene PEFT (autocast_adapter_dtype=True)"),
+              options=(Option("fp32", "fp32, come li tiene PEFT"),
                        Option("base", "Come la base (torchtune, LitGPT)")),
-              help="PEFT porta gli adattatori in fp32 e ogni modulo adattato conserva una copia fp32 del suo input."),
+              help="PEFT porta gli adattatori in fp32 (autocast_adapter_dtype=True) e ogni modulo adattato conserva"
+                   " una copia fp32 del suo input."),
         Field(id="lora_dropout", label="Dropout di LoRA", default="", kind=Kind.FLAG, group="Metodo", modes=on,
               help="lora_dropout > 0: ogni modulo adattato conserva anche l'uscita del dropout e la sua maschera."),
         Field(id="quant_type", label="Quantizzazione a 4 bit", default=ts.NF4, kind=Kind.CHOICE, group="Metodo",
@@ -566,11 +569,13 @@ def fields() -> tuple[Field, ...]:
                    " congelati."),
         Field(id="precision_mode", label="Precisione", default=ts.MIXED, kind=Kind.CHOICE,
               group="Precisione e ottimizzatore", modes=on,
-              options=(Option(ts.MIXED, "Mista con copia master fp32 (DeepSpeed, Megatron: 16 B/parametro)"),
-                       Option(ts.AUTOCAST, "Pesi fp32 con autocast bf16 (Trainer di Transformers, Accelerate)"),
-                       Option(ts.PURE_BF16, "bf16 puro: pesi, gradienti e stati (torchtune, LitGPT bf16-true)"),
+              options=(Option(ts.MIXED, "Mista con copia master fp32"),
+                       Option(ts.AUTOCAST, "Pesi fp32 con autocast bf16"),
+                       Option(ts.PURE_BF16, "bf16 puro: pesi, gradienti e stati"),
                        Option(ts.FP32, "fp32")),
-              help="Decide i byte di pesi, gradienti e stati dell'ottimizzatore. Con LoRA e QLoRA la precisione mista"
+              help="Mista con copia master fp32: DeepSpeed, Megatron (16 B/parametro). Pesi fp32 con autocast bf16:"
+                   " il Trainer di Transformers, Accelerate. bf16 puro: torchtune, LitGPT bf16-true. Decide i byte di"
+                   " pesi, gradienti e stati dell'ottimizzatore. Con LoRA e QLoRA la precisione mista"
                    " è quella del Trainer: base in bf16, adattatori aggiornati in fp32 sotto autocast."),
         Field(id="step_optimizer", label="Ottimizzatore", default="adamw", kind=Kind.CHOICE,
               group="Precisione e ottimizzatore", modes=on,
@@ -590,10 +595,12 @@ def fields() -> tuple[Field, ...]:
         checkpointing_field("Attivazioni", on),
         Field(id="loss", label="Loss", default=ts.STANDARD_LOSS, kind=Kind.CHOICE, group="Attivazioni", modes=on,
               options=(Option(ts.STANDARD_LOSS, "Cross-entropy sui logit interi (Transformers)"),
-                       Option(ts.CHUNKED_LOSS, "A blocchi (CEWithChunkedOutputLoss di torchtune)"),
-                       Option(ts.COMPILED_CHUNKED_LOSS, "A blocchi e compilata (torchtune con compile=True)"),
-                       Option(ts.FUSED_LOSS, "Fusa con la testa (Liger, LinearCrossEntropyLoss di torchtune)")),
-              help="I logit in fp32 e il loro gradiente sono spesso il picco con vocabolari grandi."),
+                       Option(ts.CHUNKED_LOSS, "A blocchi (torchtune)"),
+                       Option(ts.COMPILED_CHUNKED_LOSS, "A blocchi e compilata (torchtune)"),
+                       Option(ts.FUSED_LOSS, "Fusa con la testa (Liger, torchtune)")),
+              help="A blocchi: CEWithChunkedOutputLoss di torchtune (compilata: compile=True); fusa con la testa:"
+                   " Liger o LinearCrossEntropyLoss di torchtune. I logit in fp32 e il loro gradiente sono spesso il"
+                   " picco con vocabolari grandi."),
         Field(id="accumulation_steps", label="Passi di accumulo", default="1", group="Attivazioni", modes=on,
               maximum=Decimal(100_000), help="Con più di uno i gradienti restano in memoria anche nel forward."),
     )

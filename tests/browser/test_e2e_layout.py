@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from calculator import CALCULATORS
+from calculator.form.evaluate import evaluate
 
 from ..conftest import Server, Watch, watched_context
 from ..support.pages import calculator, open_ready, output
@@ -21,11 +22,14 @@ def test_without_javascript_the_default_mode_is_all_visible(browser, server: Ser
     page.goto(f"{server.url}{calculator_id}/")
     calc = CALCULATORS[calculator_id]
     mode = calc.mode(calc.defaults)
+    absent = evaluate(calc, calc.defaults).absent  # what the default model lacks (the LoRA page's fused targets)
     form = calculator(page, calculator_id)
     for spec in calc.fields:
         control = form.locator(f'[name="{spec.id}"]')
         folded = form.locator("details[data-fold]:not([open])", has=page.locator(f'[name="{spec.id}"]'))
-        if spec.in_mode(mode) and folded.count():  # the model's shape, filled by a preset: its title says which
+        if spec.id in absent:
+            expect(control).to_be_hidden()
+        elif spec.in_mode(mode) and folded.count():  # the model's shape, filled by a preset: its title says which
             expect(folded.locator("summary")).to_be_visible()
             expect(folded.locator("[data-fold-note]")).not_to_have_text("")
         elif spec.in_mode(mode):

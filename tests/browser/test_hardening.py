@@ -164,7 +164,8 @@ def _broken_worker(replace: tuple[str, str]):  # type: ignore[no-untyped-def]
 def test_worker_that_throws_at_start(fault_context: tuple[Page, Watch], server: Server) -> None:
     page, _ = fault_context
     pattern = "**/engine-worker.*.mjs"
-    page.route(pattern, _broken_worker(("const engine = named.then(", 'throw new Error("guasto");\nconst engine = named.then(')))
+    page.route(pattern, _broken_worker(("const engine = named.then(",
+                                        'throw new Error("guasto");\nconst engine = named.then(')))
     page.goto(server.url + "accumulo-del-gradiente/")
     recover(page, calculator(page, "accumulo-del-gradiente"), pattern)
 

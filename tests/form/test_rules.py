@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from decimal import Decimal
 from html.parser import HTMLParser
 from pathlib import Path
@@ -12,7 +13,19 @@ import pytest
 from hypothesis import settings
 
 from calculator import CALCULATORS, handle, respond
-from calculator.form.model import BLANK, FLAG_TRUE_TEXTS, Calculator, Field, Problem, Result, flag_value
+from calculator.form.evaluate import evaluate
+from calculator.form.model import (
+    BLANK,
+    FLAG_TRUE_TEXTS,
+    Calculator,
+    Field,
+    Format,
+    Kind,
+    Option,
+    Problem,
+    Result,
+    flag_value,
+)
 from calculator.form.registry import _Registry
 from calculator.form.render import render
 
@@ -124,8 +137,9 @@ def test_every_field_and_result_of_the_default_mode_is_rendered_visible(calculat
     parser = _Elements()
     parser.feed(render(calc))
     mode = calc.mode(calc.defaults)
+    absent = evaluate(calc, calc.defaults).absent  # fields the defaults have no use for (a LoRA target not there)
     for spec in calc.fields:
-        assert parser.hidden[spec.id] is (not spec.in_mode(mode)), spec.id
+        assert parser.hidden[spec.id] is (not spec.in_mode(mode) or spec.id in absent), spec.id
     for result in calc.results:
         assert parser.hidden[result.id] is (not result.in_mode(mode)), result.id
 
@@ -206,3 +220,56 @@ def test_the_engine_status_is_a_live_region_that_is_never_hidden_itself() -> Non
     assert status is not None and 'role="status"' in status.group(0) and "hidden" not in status.group(0)
     for script in ("form.mjs", "file-protocol.js"):
         assert "status.hidden" not in (JS / script).read_text(), script
+
+
+def _with_absent() -> Calculator:
+    """Two boxes and a choice that says which one this 'model' has: the other is absent unless ticked."""
+    def compute(values: Mapping[str, object]) -> dict[str, Decimal]:
+        return {"n": Decimal(sum(values[k] is True for k in ("a", "b")))}
+
+    def absent(values: Mapping[str, object]) -> set[str]:
+        missing = "b" if values.get("kind") == "a" else "a"
+        return set() if values.get(missing) is True else {missing}
+
+    def check(values: Mapping[str, object]) -> dict[str, str]:
+        missing = "b" if values.get("kind") == "a" else "a"
+        return {missing: "Questo modello non ha questa casella."} if values.get(missing) is True else {}
+
+    return Calculator(
+        id="assenti", title="t", summary="s",
+        fields=(Field(id="kind", label="Tipo", default="a", help="", kind=Kind.CHOICE,
+                      options=(Option("a", "A"), Option("b", "B"))),
+                Field(id="a", label="A", default="on", help="", kind=Kind.FLAG),
+                Field(id="b", label="B", default="", help="", kind=Kind.FLAG)),
+        results=(Result("n", "Quante", format=Format.COUNT),), compute=compute, check=check, absent=absent)
+
+
+def test_a_field_the_values_have_no_use_for_is_listed_and_rendered_hidden() -> None:
+    """Issue 25: the LoRA page offered fused and latent targets to every model. ``Calculator.absent`` names them for
+    each answer (``absent`` in the JSON), the renderer marks every field for the page script and hides them."""
+    calc = _with_absent()
+    assert evaluate(calc, calc.defaults).as_dict()["absent"] == ["b"]
+    assert evaluate(calc, {**calc.defaults, "kind": "b", "a": ""}).absent == ["a"]
+    assert evaluate(calc, {**calc.defaults, "kind": "b"}).absent == []  # ticked: in view with its message
+    parser = _Elements()
+    html = render(calc)
+    parser.feed(html)
+    assert parser.hidden == {"kind": False, "a": False, "b": True, "n": False}
+    assert html.count("data-absent-field=") == 3
+    assert "applyAbsent" in (JS / "form.mjs").read_text() and "answer.absent" in (JS / "form.mjs").read_text()
+
+
+def test_a_ticked_field_the_model_lacks_stays_in_view_with_its_message() -> None:
+    """A box ticked for a model that lacks it is shown, with its Italian message, so that it can be unticked."""
+    calc = _with_absent()
+    answer = evaluate(calc, {**calc.defaults, "b": "on"})
+    assert answer.absent == [] and answer.errors == {"b": "Questo modello non ha questa casella."}
+    parser = _Elements()
+    parser.feed(render(calc, {**calc.defaults, "b": "on"}))
+    assert parser.hidden["b"] is False
+
+
+def test_a_calculator_without_absent_fields_lists_none_and_marks_none() -> None:
+    calc = _broken(ValueError("x"))
+    assert evaluate(calc, calc.defaults).as_dict()["absent"] == []
+    assert "data-absent-field" not in render(calc)

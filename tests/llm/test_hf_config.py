@@ -7,6 +7,7 @@ import json
 import pytest
 
 from calculator.llm import hf_config
+from tests.conftest import ROOT
 from tests.pages.step_record import SETUPS
 
 # Real configs whose models Transformers built (tools/measure_step.py recorded the exact parameter count).
@@ -159,7 +160,8 @@ def test_the_2025_families_read_to_the_count_transformers_builds(model_id: str) 
     assert same_model(arch) == entry
     assert not any("Chiavi non usate" in note for note in reading.notes)
     pasted = config_paster()(json.dumps(NEW_FAMILY_CONFIGS[model_id]))
-    assert any("(uguale, alle cifre che dà)" in note for note in pasted.notes)
+    agrees = "(uguale, alle cifre che dà)" if entry.stated_rounding > 1 else "(uguale)"
+    assert any(agrees in note for note in pasted.notes)
     assert pasted.fields["kv_lora_rank"] == str(entry.kv_lora_rank)
     assert pasted.fields["dense_layers"] == str(entry.layers - entry.moe_layers if entry.moe else 0)
 
@@ -183,6 +185,47 @@ def test_latent_attention_dense_layers_sinks_and_windows_are_read() -> None:
     scout["text_config"]["interleave_moe_layer_step"] = 2  # type: ignore[index]
     arch = hf_config.read(json.dumps(scout)).architecture
     assert arch is not None and arch.moe_layers == 24
+
+
+def test_gemma_3_image_text_configs_leave_sizes_to_transformers_defaults() -> None:
+    """google/gemma-3-4b-it's config.json (tests/data/configs/gemma-3-4b.json) writes in text_config only what differs
+    from Gemma3TextConfig's defaults: the heads, head_dim and vocabulary come from Transformers, and a note says so;
+    one layer in six is global when the config gives no pattern."""
+    published = json.loads((ROOT / "tests" / "data" / "configs" / "gemma-3-4b.json").read_text(encoding="utf-8"))
+    reading = hf_config.read(json.dumps(published))
+    arch = reading.architecture
+    assert arch is not None and (arch.heads, arch.kv_heads, arch.dim, arch.vocab) == (8, 4, 256, 262_208)
+    assert arch.sliding_layers == 34 - 34 // 6
+    assert any("Il config non scrive 5 valori" in note and "num_attention_heads = 8" in note for note in reading.notes)
+    # What the config does write wins over a default.
+    published["text_config"]["num_attention_heads"] = 16
+    arch = hf_config.read(json.dumps(published)).architecture
+    assert arch is not None and arch.heads == 16
+
+
+def test_smollm3_ties_its_head_when_the_config_does_not_say() -> None:
+    """HuggingFaceTB/SmolLM3-3B's config.json writes no tie_word_embeddings; Transformers ties (PretrainedConfig's
+    default), and so does the reader, saying so; a config that unties is read as written."""
+    published = json.loads((ROOT / "tests" / "data" / "configs" / "smollm3-3b.json").read_text(encoding="utf-8"))
+    reading = hf_config.read(json.dumps(published))
+    assert reading.architecture is not None and reading.architecture.tied
+    assert any("tie_word_embeddings = true" in note and "un valore" in note for note in reading.notes)
+    untied = hf_config.read(json.dumps({**published, "tie_word_embeddings": False})).architecture
+    assert untied is not None and not untied.tied
+
+
+def test_qwen_experts_every_few_layers_and_dense_layers_listed() -> None:
+    """Qwen's MoE configs place experts with decoder_sparse_step (1 in every published one) and list dense layers in
+    mlp_only_layers (empty in every published one): a step of 2 gives experts in every other layer, as Transformers
+    builds them; a listed layer cannot be said yet, and a note says so."""
+    config = {**FAMILY_CONFIGS["qwen3-30b-a3b"], "decoder_sparse_step": 1, "mlp_only_layers": []}
+    reading = hf_config.read(json.dumps(config))
+    assert reading.architecture is not None and reading.architecture.moe_layers == 48
+    assert not any("Chiavi non usate" in note or "mlp_only_layers" in note for note in reading.notes)
+    halved = hf_config.read(json.dumps({**config, "decoder_sparse_step": 2})).architecture
+    assert halved is not None and halved.moe_layers == 24
+    listed = hf_config.read(json.dumps({**config, "mlp_only_layers": [0, 47]}))
+    assert any("mlp_only_layers elenca 2 strati" in note for note in listed.notes)
 
 
 @pytest.mark.parametrize(("text", "message"), [

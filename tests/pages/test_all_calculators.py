@@ -108,3 +108,13 @@ def test_every_chart_part_has_a_colour_in_both_themes(calculator_id: str) -> Non
         chart = str(respond({"calculator": calculator_id, "values": {**calc.defaults, **example}}).get("chart", ""))
         for part in set(re.findall(r'class="(calc-part-\d+)"', chart)):
             assert f"\n.{part} {{ fill:" in css and f'[data-md-color-scheme="slate"] .{part} {{ fill:' in css, part
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_choice_labels_are_short_enough_to_read_in_full(calculator_id: str) -> None:
+    """A closed select shows only its chosen label: at 390 px about forty-five characters fit, so the details go in
+    the field's help text (issue 25: options of 55–97 characters were cut off on the VRAM, activation and LoRA
+    pages)."""
+    long = [(spec.id, option.label) for spec in CALCULATORS[calculator_id].fields for option in spec.options
+            if len(option.label) > 45]
+    assert not long

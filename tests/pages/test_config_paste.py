@@ -93,7 +93,7 @@ def test_a_2025_config_on_the_lora_page_computes_as_peft_counts(model_id: str) -
     ({"q_proj": "on"}, "q_proj", "passa da q_a_proj e q_b_proj"),
     ({"dense_intermediate_size": "0"}, "dense_intermediate_size", "serve la loro intermediate_size"),
     ({"qk_rope_head_dim": "0"}, "qk_rope_head_dim", "servono anche qk_rope_head_dim"),
-    ({"kv_lora_rank": "0", "kv_b_proj": "on"}, "kv_lora_rank", "solo con l'attenzione latente"),
+    ({"kv_lora_rank": "0", "kv_b_proj": "on"}, "q_b_proj", "solo con l'attenzione latente"),  # by the first box
 ])
 def test_latent_attention_edited_into_nonsense_gets_an_italian_message(changes: dict[str, str], field: str,
                                                                        words: str) -> None:

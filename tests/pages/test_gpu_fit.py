@@ -126,3 +126,26 @@ def test_a_gpu_button_fills_the_memory_and_the_verdict_follows(page, server) -> 
     expect(acc.get_by_role("button", name="A100 40GB")).to_be_hidden()
     expect(acc.locator('[name="gpu_memory_gb"]')).to_be_hidden()
     expect(acc.locator("legend", has_text="GPU")).to_be_hidden()
+
+
+@pytest.mark.parametrize("calculator_id", [VRAM, ACC])
+def test_each_gpu_button_shows_both_units_as_the_verdict_writes_them(calculator_id: str) -> None:
+    """Issue 25: «RTX 4090 24GB» on the button, «GPU da 25,77 GB» in the verdict. The button keeps the vendor's
+    name and shows under it the memory in both units, the very text the verdict uses («24 GiB = 25,77 GB»)."""
+    from calculator.form.render import render
+
+    calc = CALCULATORS[calculator_id]
+    html = render(calc)
+    buttons = [preset for preset in calc.presets if "gpu_memory_gb" in preset.values]
+    assert {preset.label for preset in buttons} == {gpu.label for gpu in GPUS}
+    for preset, gpu in zip(buttons, GPUS, strict=True):
+        assert preset.note == gpu_size(gpu.memory_gb)
+        assert f"{gpu.stated_gib} GiB = " in preset.note and preset.note.endswith(" GB")
+        assert f'aria-label="{preset.label}" aria-describedby="' in html  # its name is the vendor's
+        assert f'>{preset.label} <span class="calc__preset-note" id="' in html
+        assert f'">{preset.note}</span></button>' in html
+    rtx = next(preset for preset in buttons if preset.label == "RTX 4090 24GB")
+    assert rtx.note == "24 GiB = 25,77 GB"
+    mode = {"mode": "gpu"} if calculator_id == ACC else {}
+    verdict = evaluation(calculator_id, {**dict(rtx.values), **mode}).outputs
+    assert any(isinstance(text, str) and rtx.note in text for text in verdict.values())

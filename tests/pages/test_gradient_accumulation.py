@@ -67,11 +67,3 @@ def test_memory_ignores_accumulation_and_gpus(
     b: Decimal, a1: Decimal, a2: Decimal, g1: Decimal, g2: Decimal, act: Decimal
 ) -> None:
     assert _outputs(b, a1, g1, act)[1] == _outputs(b, a2, g2, act)[1] == b * act
-
-
-def test_choice_labels_are_short_enough_to_read_in_full() -> None:
-    """A closed select shows only its chosen label: on a phone about forty characters fit, so details go in the
-    help text."""
-    for spec in CALCULATOR.fields:
-        for option in spec.options:
-            assert len(option.label) <= 45, (spec.id, option.label)

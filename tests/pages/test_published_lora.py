@@ -125,6 +125,18 @@ def test_peft_printed_it(source: str, model_id: str, rank: int, targets: tuple[s
     assert f"{int(trainable_count(model_id, rank, targets, **extra)):,d}" == trainable
 
 
+# OpenAI's own gpt-oss notebook fine-tunes gpt-oss-20b with Unsloth (FastLanguageModel.get_peft_model, r=4, the seven
+# usual target names) and prints "Trainable parameters = 1,990,656 of 20,916,747,840 (0.01% trained)". gpt-oss's
+# experts are 3-D parameters, not linear layers, so only q/k/v/o_proj get adapters; the rest is the model.
+GPT_OSS_NOTEBOOK = "openai/gpt-oss@7b583341fe16729127f6d5b94a7b09ccae97e1a1:examples/reinforcement-fine-tuning.ipynb"
+
+
+def test_unsloth_printed_gpt_oss_20b_in_openais_notebook() -> None:
+    trainable = trainable_count("gpt-oss-20b", 4, ("q_proj", "k_proj", "v_proj", "o_proj"))
+    assert trainable == 1_990_656, GPT_OSS_NOTEBOOK
+    assert model("gpt-oss-20b").parameters() + trainable == 20_916_747_840, GPT_OSS_NOTEBOOK
+
+
 def test_qdora_counts_magnitudes_and_names_the_4_bit_convention() -> None:
     """QDoRA on Llama 3 8B, r=8 on every linear layer (examples/dora_finetuning/QDoRA_finetuning.ipynb at PEFT):
     printed "trainable params: 22347776 || all params: 4562948096 || trainable%: 0.48976616717579247".

@@ -162,7 +162,7 @@ ERRORS += [
      " oppure imposta l'attenzione fusa."),
     (request(LORA, mlp_layout="plain", gate_proj="on"), "gate_proj",
      "Gate dell'MLP: l'MLP semplice (due matrici, come GPT-2, OPT, BLOOM, T5) non ha un gate; adatta up e down."),
-    (request(LORA, mlp_layout="gate_up", up_proj="on"), "gate_proj",
+    (request(LORA, mlp_layout="gate_up", up_proj="on"), "up_proj",
      "Gate e up: con l'MLP «gate e up fuse» sono una sola matrice; scegli «Gate e up fuse» oppure imposta l'MLP con"
      " gate separato."),
     (request(LORA, gate_up_proj="on"), "gate_up_proj",

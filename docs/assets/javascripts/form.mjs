@@ -13,6 +13,7 @@
 //   data-busy   present while an answer for the latest input is awaited
 //   data-status = ok | incomplete | invalid | error (the latest answer)
 //   data-mode   the mode of the latest answer (fields and results of other modes are hidden)
+//   data-absent-field  a field hidden while the latest answer lists it as absent (a LoRA target the model lacks)
 //   data-engine-boot = snapshot | normal    (how the engine started)
 //   data-engine-reason                      why the engine failed, when it did (technical, English)
 
@@ -86,6 +87,7 @@ function show(form, response, edited = false) {
     setText(unit, answer.units[unit.dataset.unitOf] ?? unit.textContent);
   }
   applyMode(form, answer.mode);
+  if (Array.isArray(answer.absent)) applyAbsent(form, answer.absent);
   for (const chart of form.querySelectorAll("[data-chart]")) { // the chart, and its copy kept in view
     if (drawn.get(chart) === answer.chart) continue;
     chart.innerHTML = answer.chart; // SVG drawn by the Python package from validated numbers only
@@ -105,6 +107,16 @@ function applyMode(form, mode) {
   form.dataset.mode = mode;
   for (const element of form.querySelectorAll("[data-modes]")) {
     element.hidden = !element.dataset.modes.split(" ").includes(mode);
+  }
+}
+
+/** Hide the fields Python lists as absent for these values (a LoRA target the model lacks); a field of another
+ * mode stays hidden. */
+function applyAbsent(form, absent) {
+  for (const element of form.querySelectorAll("[data-absent-field]")) {
+    const modes = element.dataset.modes;
+    const otherMode = modes !== undefined && !modes.split(" ").includes(form.dataset.mode);
+    element.hidden = otherMode || absent.includes(element.dataset.absentField);
   }
 }
 
@@ -157,7 +169,8 @@ export function markPresets(form, clicked = null) {
     const was = buttons.find((button) => button.getAttribute("aria-pressed") === "true");
     const on = holding.includes(clicked) ? clicked : holding.includes(was) ? was : holding[0];
     for (const button of buttons) button.setAttribute("aria-pressed", String(button === on));
-    if (on) for (const name of Object.keys(JSON.parse(on.dataset.preset))) held.set(name, on.textContent);
+    const name = on ? on.getAttribute("aria-label") ?? on.textContent : ""; // a GPU button: its name, not its note
+    if (on) for (const field of Object.keys(JSON.parse(on.dataset.preset))) held.set(field, name);
   }
   for (const fold of form.querySelectorAll("[data-fold]")) {
     const names = [...fold.querySelectorAll("[name]")].map((control) => control.name);
