@@ -6,11 +6,25 @@ component, the combinations that cannot exist, the chart and the declaration.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
-from ..form.model import Calculator, Feed, Field, Kind, Option, Outputs, Result, Values, integer, number
+from ..form.model import (
+    Calculator,
+    Feed,
+    Field,
+    Kind,
+    Option,
+    Outputs,
+    Result,
+    Values,
+    integer,
+    number,
+    optional_number,
+)
 from ..form.numbers import format_integer
 from ..form.svg import stacked_bar
+from ..llm import parallelism as par
 from ..llm.activation_memory import (
     ACTIVATION_EXTRA,
     EAGER,
@@ -102,14 +116,55 @@ def context_parallel(values: Values) -> int:
     return int(value) if isinstance(value, Decimal) else 1
 
 
+def layout_of(values: Values) -> par.Layout:
+    """The pipeline's degrees as the form gives them (1 when a field is absent)."""
+    def degree(key: str) -> int:
+        value = values.get(key)
+        return int(value) if isinstance(value, Decimal) else 1
+    return par.Layout(pipeline=degree("pipeline_parallel"), virtual=degree("virtual_stages"))
+
+
+def micro_batches(values: Values, layout: par.Layout) -> int:
+    """Micro-batches per step (the accumulation steps); empty: as many as the pipeline's blocks, so it fills."""
+    value = optional_number(values, "accumulation_steps")
+    return int(value) if value is not None else layout.pipeline * layout.virtual
+
+
+def first_stage(shape: Shape, layout: par.Layout, micro_batches: int) -> tuple[dict[str, Decimal], Decimal]:
+    """The first pipeline stage's activations by component, and the micro-batches it holds: its L/PP layers (the
+    most loaded rank's, ``par.stage_layers``) for the micro-batches the schedule keeps in flight
+    (``par.in_flight``: min(PP, m) under 1F1B, PP + (PP − 1)/v interleaved), without the logits, which are the last
+    stage's. With no pipeline, the whole model and one micro-batch."""
+    if layout.pipeline == 1:
+        return estimate(shape), Decimal(1)
+    flight = par.in_flight(layout, micro_batches)
+    parts = estimate(replace(shape, layers=par.stage_layers(shape.layers, layout)))
+    return {key: Decimal(0) if key == "logits" else value * flight for key, value in parts.items()}, flight
+
+
+def last_stage(shape: Shape, layout: par.Layout, micro_batches: int) -> Decimal:
+    """The last stage's activations: its layers for the micro-batches it holds (one under 1F1B), and the logits."""
+    layers = par.stage_layers(shape.layers, layout)
+    parts = estimate(replace(shape, layers=layers))
+    flight = par.in_flight(layout, micro_batches, layout.pipeline - 1)
+    return (sum(parts.values(), Decimal(0)) - parts["logits"]) * flight + parts["logits"]
+
+
 def compute(values: Values) -> Outputs:
-    """Activations per sample (A), per micro-batch (M = b·A), per layer, and by component."""
+    """Activations per sample (A), per micro-batch (M = b·A), per layer, and by component: per GPU, on the first
+    pipeline stage when there is a pipeline."""
     shape = shape_of(values)
-    parts = estimate(shape)
+    layout = layout_of(values)
+    m = micro_batches(values, layout)
+    parts, flight = first_stage(shape, layout, m)
     total = sum(parts.values(), Decimal(0))
     per_layer = largest_layer(shape)
     b = shape.micro_batch
+    piped = layout.pipeline > 1
     return {
+        "stage_layers": Decimal(par.stage_layers(shape.layers, layout)) if piped else None,
+        "in_flight": flight if piped else None,
+        "last_stage_gb": last_stage(shape, layout, m) / BYTES_PER_GB if piped else None,
         "per_sample_gb": total / b / BYTES_PER_GB,
         "per_micro_batch_gb": total / BYTES_PER_GB,
         "per_micro_batch_gib": total / BYTES_PER_GIB,
@@ -148,8 +203,32 @@ def check(values: Values) -> dict[str, str]:
     elif c > 1 and values["attention"] != FLASH:
         errors["context_parallel"] = ("Parallelismo di contesto: l'attenzione ad anello usa kernel come"
                                       " FlashAttention; scegli FlashAttention.")
+    errors.update(check_pipeline(values))
     errors.update(check_experts(values))
     errors.update(check_encoder(values))
+    return errors
+
+
+def check_pipeline(values: Values) -> dict[str, str]:
+    """Layers that do not divide among the pipeline's stages (Megatron-LM wants them even), and schedules that
+    cannot exist."""
+    layout, layers = layout_of(values), integer(values, "layers")
+    p, v, n = layout.pipeline, layout.virtual, format_integer
+    errors: dict[str, str] = {}
+    if p > 1 and integer(values, "decoder_layers"):
+        errors["pipeline_parallel"] = ("Parallelismo a pipeline: qui è previsto per i modelli solo decoder; per un"
+                                       " encoder–decoder lascia 1.")
+    elif layers % (p * v):
+        blocks = f"{n(p)} stadi" if v == 1 else f"{n(p * v)} blocchi ({n(p)} stadi × {n(v)} stadi virtuali)"
+        fitting = ", ".join(n(d) for d in par.divisors(layers, 64) if d > 1 and (v == 1 or (layers // d) % v == 0))
+        errors["pipeline_parallel"] = (f"Parallelismo a pipeline: i {n(layers)} strati non si dividono in parti uguali"
+                                       f" tra {blocks}; Megatron-LM vuole lo stesso numero di strati per stadio."
+                                       + (f" Stadi possibili: {fitting}." if fitting else ""))
+    if v > 1 and p == 1:
+        errors["virtual_stages"] = "Stadi virtuali: servono almeno 2 stadi di pipeline (lo schema interleaved)."
+    elif v > 1 and micro_batches(values, layout) % p:
+        errors["virtual_stages"] = (f"Stadi virtuali: con lo schema interleaved Megatron-LM vuole un numero di"
+                                    f" micro-batch per passo multiplo dei {n(p)} stadi.")
     return errors
 
 
@@ -189,7 +268,8 @@ def check_encoder(values: Values) -> dict[str, str]:
 
 def chart(values: Values, outputs: Outputs) -> str:
     parts = [(label, number(outputs, f"part_{key}_gb")) for key, label in COMPONENTS.items()]
-    return stacked_bar("Attivazioni per micro-batch e per GPU, per componente", parts, "GB")
+    where = " del primo stadio della pipeline" if layout_of(values).pipeline > 1 else ""
+    return stacked_bar(f"Attivazioni per micro-batch e per GPU{where}, per componente", parts, "GB")
 
 
 GPT3_175B = {
@@ -219,7 +299,7 @@ CALCULATOR = Calculator(
     summary=(
         "Stima la memoria delle attivazioni che un modello linguistico conserva per il passaggio all'indietro:"
         " per campione, per micro-batch e per strato, con attenzione eager o FlashAttention, checkpointing e"
-        " parallelismo tensoriale."
+        " parallelismo tensoriale, di contesto e a pipeline."
     ),
     fields=(
         *(_shape(key) for key in ("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim",
@@ -296,15 +376,34 @@ CALCULATOR = Calculator(
               group="Risparmio di memoria", help="Divide per t anche le normalizzazioni e il dropout."),
         Field(id="context_parallel", label="Parallelismo di contesto", default="1", unit="GPU",
               group="Risparmio di memoria", maximum=Decimal(1024),
-              help="GPU tra cui si divide la sequenza (attenzione ad anello): ognuna tiene s/CP token. Con la"
-                   " pipeline il primo stadio tiene PP micro-batch dei suoi strati: quanto il modello intero qui."),
+              help="GPU tra cui si divide la sequenza (attenzione ad anello): ognuna tiene s/CP token."),
+        Field(id="pipeline_parallel", label="Parallelismo a pipeline (stadi)", default="1", unit="GPU",
+              group="Risparmio di memoria", maximum=Decimal(1024),
+              help="Divide gli strati tra stadi: il primo tiene L/PP strati per i micro-batch in volo (PP con 1F1B),"
+                   " l'ultimo anche i logit. I risultati sono quelli di una GPU del primo stadio."),
+        Field(id="virtual_stages", label="Stadi virtuali per GPU (interleaved)", default="1",
+              group="Risparmio di memoria", maximum=Decimal(64),
+              help="Schema interleaved di Megatron-LM: v blocchi di strati per GPU; il primo stadio tiene"
+                   " PP + (PP − 1)/v micro-batch in volo. 1: lo schema 1F1B."),
+        Field(id="accumulation_steps", label="Micro-batch per passo (passi di accumulo)", default="", optional=True,
+              group="Risparmio di memoria", maximum=Decimal(100_000),
+              help="Con la pipeline: con meno micro-batch per passo che stadi, ne restano in volo meno. Vuoto:"
+                   " la pipeline piena."),
     ),
     results=(
         Result("per_sample_gb", "Attivazioni per campione (A)", "GB",
-               help="Da inserire nel calcolatore della memoria con accumulo del gradiente."),
+               help="Da inserire nel calcolatore della memoria con accumulo del gradiente. Con la pipeline, per una"
+                    " GPU del primo stadio, con i suoi micro-batch in volo."),
         Result("per_micro_batch_gb", "Attivazioni per micro-batch e per GPU", "GB",
-               help="M = b · A: da inserire nel calcolatore della VRAM."),
+               help="M = b · A: da inserire nel calcolatore della VRAM. Con la pipeline, il primo stadio."),
         Result("per_micro_batch_gib", "Le stesse in GiB", "GiB", primary=False),
+        Result("stage_layers", "Strati per stadio della pipeline", primary=False,
+               help="L/PP: quelli di una GPU del primo stadio (con stadi virtuali, di tutti i suoi blocchi)."),
+        Result("in_flight", "Micro-batch in volo sul primo stadio", primary=False,
+               help="Quanti micro-batch il primo stadio conserva al suo picco: min(PP, micro-batch per passo) con"
+                    " 1F1B, PP + (PP − 1)/v con lo schema interleaved (Korthikanti et al., Megatron-LM)."),
+        Result("last_stage_gb", "Ultimo stadio: i suoi strati e i logit", "GB", primary=False,
+               help="Una GPU dell'ultimo stadio: i suoi strati per un micro-batch (1F1B), più logit e loss."),
         Result("per_layer_mb", "Per strato, per micro-batch", "MB", primary=False,
                help="In un encoder–decoder, il più grande tra uno strato dell'encoder e uno del decoder (con la"
                     " cross-attention)."),
