@@ -403,7 +403,8 @@ CALCULATOR = Calculator(
                help="Quanti micro-batch il primo stadio conserva al suo picco: min(PP, micro-batch per passo) con"
                     " 1F1B, PP + (PP − 1)/v con lo schema interleaved (Korthikanti et al., Megatron-LM)."),
         Result("last_stage_gb", "Ultimo stadio: i suoi strati e i logit", "GB", primary=False,
-               help="Una GPU dell'ultimo stadio: i suoi strati per un micro-batch (1F1B), più logit e loss."),
+               help="Una GPU dell'ultimo stadio: i suoi strati per i micro-batch che tiene (uno con 1F1B), più"
+                    " logit e loss."),
         Result("per_layer_mb", "Per strato, per micro-batch", "MB", primary=False,
                help="In un encoder–decoder, il più grande tra uno strato dell'encoder e uno del decoder (con la"
                     " cross-attention)."),
@@ -413,7 +414,7 @@ CALCULATOR = Calculator(
                     " si aggiungono a quelle conservate durante il backward."),
         Result("logits_gb", "Logit e cross-entropy", "GB", primary=False,
                help="b · s · vocabolario valori (più gli input della normalizzazione finale e della testa):"
-                    " grande con vocabolari da 128k–256k token."),
+                    " grande con vocabolari da 128k–256k token. Con la pipeline stanno sull'ultimo stadio, non sul primo."),
         # The breakdown of the bar, in words too (the logits are the result above).
         *(Result(f"part_{key}_gb", label, "GB", primary=False) for key, label in COMPONENTS.items() if key != "logits"),
     ),
