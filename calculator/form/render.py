@@ -366,17 +366,15 @@ def _presets(calc: Calculator, mode: str, values: Mapping[str, str]) -> dict[str
     for preset in calc.presets:
         if pressed(calc, preset, values):
             held.setdefault(preset.group, preset.id)
-    for index, preset in enumerate(calc.presets):
+    for preset in calc.presets:
         modes.setdefault(preset.group, preset.modes)
         filled.setdefault(preset.group, set()).update(calc.group_of(f) for f in calc.fields if f.id in preset.values)
         state = "true" if held.get(preset.group) == preset.id else "false"
-        # A note (a GPU's memory in both units) is the button's description; its name stays the label.
-        note_id = f"{calc.id}--pulsante-{index}-nota"
-        named = f' aria-label="{_a(preset.label)}" aria-describedby="{_a(note_id)}"' if preset.note else ""
+        # A note (a GPU's memory in both units) is part of the button's text, so of its name too (WCAG 2.5.3).
         groups.setdefault(preset.group, []).append(
             f'<button type="button" class="md-button calc__preset" data-preset="{_a(json.dumps(_own(calc, preset)))}"'
-            f' aria-pressed="{state}"{named}>{_t(preset.label)}'
-            + (f' <span class="calc__preset-note" id="{_a(note_id)}">{_t(preset.note)}</span>' if preset.note else "")
+            f' aria-pressed="{state}">{_t(preset.label)}'
+            + (f' <span class="calc__preset-note">{_t(preset.note)}</span>' if preset.note else "")
             + "</button>"
         )
     rows: dict[str, str] = {}

@@ -141,8 +141,9 @@ def test_each_gpu_button_shows_both_units_as_the_verdict_writes_them(calculator_
     for preset, gpu in zip(buttons, GPUS, strict=True):
         assert preset.note == gpu_size(gpu.memory_gb)
         assert f"{gpu.stated_gib} GiB = " in preset.note and preset.note.endswith(" GB")
-        assert f'aria-label="{preset.label}" aria-describedby="' in html  # its name is the vendor's
-        assert f'>{preset.label} <span class="calc__preset-note" id="' in html
+        # Its name is its visible text: the vendor's name, then both units (no aria-label to differ from it).
+        assert f'">{preset.label} <span class="calc__preset-note">' in html
+        assert 'aria-label="' not in html.split("calc__presets", 1)[1].split("</div>", 1)[0]
         assert f'">{preset.note}</span></button>' in html
     rtx = next(preset for preset in buttons if preset.label == "RTX 4090 24GB")
     assert rtx.note == "24 GiB = 25,77 GB"
