@@ -28,6 +28,7 @@ from ..llm.architectures import GATED, Architecture
 from ..llm.lora_adapters import LoraSetup, trainable
 from ..llm.units import BYTES_PER_GB, BYTES_PER_GIB
 from .activations import checkpointing_field
+from .gpu_fields import gpu_size
 from .model_fields import check_head_dim, head_dim
 
 STEP = "passo"
@@ -291,15 +292,16 @@ PHASE_LABELS = {"forward": "passaggio in avanti", "backward": "passaggio all'ind
 
 
 def verdict(gpu_bytes: Decimal, low: Decimal, expected: Decimal, high: Decimal) -> str:
-    """Fits, does not, or is at the limit when the band of what nvidia-smi shows crosses the card's memory."""
-    card = format_decimal(gpu_bytes / BYTES_PER_GB)
+    """Fits, does not, or is at the limit when the band of what nvidia-smi shows crosses the card's memory; in GiB,
+    as nvidia-smi shows it, the card named in both units."""
+    card = gpu_size(gpu_bytes / BYTES_PER_GB)
     if high <= gpu_bytes:
-        return (f"Entra in una GPU da {card} GB: nvidia-smi mostrerà circa {_gib(expected)} GiB (fino a"
-                f" {_gib(high)}); restano {format_decimal((gpu_bytes - expected) / BYTES_PER_GB)} GB.")
+        return (f"Entra in una GPU da {card}: nvidia-smi mostrerà circa {_gib(expected)} GiB (fino a"
+                f" {_gib(high)}); restano {_gib(gpu_bytes - expected)} GiB.")
     if low > gpu_bytes:
-        return (f"Non entra in una GPU da {card} GB: servono almeno {_gib(low)} GiB; mancano"
-                f" {format_decimal((low - gpu_bytes) / BYTES_PER_GB)} GB anche nel caso migliore.")
-    return (f"Al limite in una GPU da {card} GB: nvidia-smi mostrerebbe tra {_gib(low)} e {_gib(high)} GiB;"
+        return (f"Non entra in una GPU da {card}: servono almeno {_gib(low)} GiB; mancano"
+                f" {_gib(low - gpu_bytes)} GiB anche nel caso migliore.")
+    return (f"Al limite in una GPU da {card}: nvidia-smi mostrerebbe tra {_gib(low)} e {_gib(high)} GiB;"
             " prova con un micro-batch più piccolo o con una delle opzioni di risparmio.")
 
 

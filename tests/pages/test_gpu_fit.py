@@ -150,3 +150,21 @@ def test_each_gpu_button_shows_both_units_as_the_verdict_writes_them(calculator_
     mode = {"mode": "gpu"} if calculator_id == ACC else {}
     verdict = evaluation(calculator_id, {**dict(rtx.values), **mode}).outputs
     assert any(isinstance(text, str) and rtx.note in text for text in verdict.values())
+
+
+@pytest.mark.parametrize(("low", "expected", "high", "text"), [
+    ("20", "21", "22", "Entra in una GPU da 24 GiB = 25,77 GB: nvidia-smi mostrerà circa 21 GiB (fino a 22);"
+                       " restano 3 GiB."),
+    ("30", "31", "32", "Non entra in una GPU da 24 GiB = 25,77 GB: servono almeno 30 GiB; mancano 6 GiB anche nel"
+                       " caso migliore."),
+    ("23", "24", "25", "Al limite in una GPU da 24 GiB = 25,77 GB: nvidia-smi mostrerebbe tra 23 e 25 GiB;"),
+], ids=["entra", "non-entra", "al-limite"])
+def test_the_step_verdict_speaks_gib_as_nvidia_smi_does(low: str, expected: str, high: str, text: str) -> None:
+    """The «picco di un passo» verdict: the card in both units, every amount in GiB (no GB beside GiB)."""
+    from calculator.llm.units import BYTES_PER_GIB
+    from calculator.pages.vram_step import verdict
+
+    card = 24 * BYTES_PER_GIB
+    said = verdict(card, *(Decimal(v) * BYTES_PER_GIB for v in (low, expected, high)))
+    assert said.startswith(text)
+    assert " GB" not in said.replace("25,77 GB", "")
