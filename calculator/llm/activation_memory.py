@@ -19,6 +19,10 @@ from .architectures import GATED, Architecture
 LLAMA_NORM, GEMMA_NORM, T5_NORM, FUSED_NORM = "llama", "gemma", "t5", "fuso"
 FUSED_ACTIVATION, GELU_NEW, RELU = "fusa", "gelu_new", "relu"
 EAGER, FLASH = "eager", "flash"
+# How Transformers runs a mixture's experts (see ``mlp_bytes``): each expert gathers its tokens and adds its weighted
+# output back with index_add_ (Mixtral, Qwen-MoE); or the token copies sorted by expert, the outputs put back in
+# place and weighted in fp32 (DeepSeek-V2).
+EXPERT_LOOP, EXPERT_SORTED = "ciclo", "ordinati"
 # Checkpointing, as frameworks name it: none; Megatron's selective recomputation (the attention scores only);
 # Transformers' gradient_checkpointing (full: each layer's input kept, the layer rebuilt in backward); torchtitan's
 # per-op selective policy; and the checkpointed inputs offloaded to CPU memory (torchtune's offload_activations).
@@ -70,6 +74,15 @@ class Shape:
     mel_bins: int = 0  # a speech encoder's front-end: two convolutions over 2·s_enc frames of mel features (Whisper)
     parallel_block: bool = False  # attention and MLP side by side on one norm's output (Falcon)
     embed_norm: bool = False  # a norm right after the embeddings (BLOOM)
+    experts_impl: str = EXPERT_LOOP  # how Transformers runs the experts (``mlp_bytes``)
+    dense_layers: int = 0  # a mixture of experts' first layers with a dense MLP of ``dense_intermediate`` instead
+    dense_intermediate: int = 0
+    # Multi-head latent attention (DeepSeek-V2/V3), when kv_lora_rank is set: ``head_dim`` is each query's and key's
+    # width (the part without RoPE plus ``rope_dim``), ``v_head_dim`` each value's; q_lora_rank 0: one q_proj.
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    rope_dim: int = 0
+    v_head_dim: int = 0
 
 
 def layer_terms(shape: Shape) -> dict[str, Decimal]:
@@ -86,9 +99,13 @@ def layer_terms(shape: Shape) -> dict[str, Decimal]:
     # The two norms before attention and MLP (and after them, in Gemma); a query/key norm keeps Q and K too.
     norm_count = 1 if shape.parallel_block else 4 if shape.post_norms else 2
     qk = shape.heads * shape.head_dim + shape.kv_heads * shape.head_dim if shape.qk_norm else 0
+    # Latent attention's compressed query and key/value (q_a_proj's and kv_a_proj's outputs, without the rotary key):
+    # each is normalised, and the norm's output is the input of q_b_proj or kv_b_proj.
+    latent = shape.q_lora_rank + shape.kv_lora_rank
     replicated = {  # without sequence parallelism every tensor-parallel rank keeps these whole
-        "norms": Decimal(norm_count * norm_bytes(shape) * sbh),  # what the norms keep of their input
-        "attention": Decimal(p * sbh),  # QKV's input (the first norm's output)
+        # what the norms keep of their input
+        "norms": Decimal(norm_bytes(shape) * s * b * (norm_count * h + latent)),
+        "attention": Decimal(p * s * b * (h + latent)),  # QKV's input (the first norm's output)
         # The MLP's input (the second norm's output; in a parallel block, the attention's), and a router's.
         "mlp": Decimal(0 if shape.parallel_block else p * sbh) + mlp_whole,
         "masks": Decimal(2 * sbh if shape.dropout else 0),  # after attention and after the MLP, 1 byte each
@@ -104,10 +121,14 @@ def attention_bytes(shape: Shape, queries: int, keys: int) -> tuple[Decimal, Dec
     b, p = shape.micro_batch, shape.precision
     q_width = shape.heads * shape.head_dim
     # Eager attention repeats K and V to every query head before the product (as transformers' repeat_kv);
-    # FlashAttention reads the grouped K and V as they are.
+    # FlashAttention reads the grouped K and V as they are. Latent attention builds every head's key (its shared
+    # rotary part copied to each) and value from the compressed vector: a key as wide as a query, a value (and so
+    # the output) v_head_dim wide.
     kv_width = shape.kv_heads * shape.head_dim if shape.flash else q_width
+    v_width = shape.heads * shape.v_head_dim if shape.kv_lora_rank else kv_width
+    o_width = v_width if shape.kv_lora_rank else q_width
     # Q and the output (also out_proj's input) have one row per query, K and V one per key.
-    attention = Decimal(p * b * (2 * queries * q_width + 2 * keys * kv_width))
+    attention = Decimal(p * b * (queries * (q_width + o_width) + keys * (kv_width + v_width)))
     if shape.flash:
         return Decimal(4 * queries * b * shape.heads), attention  # the softmax statistics, fp32 per row
     heads_terms = queries * b * shape.heads * keys  # a·s²·b
@@ -136,11 +157,15 @@ def mlp_bytes(shape: Shape) -> tuple[Decimal, Decimal]:
     kept = (4 if shape.gated else 2) + shape.activation_extra  # i-wide tensors of one MLP
     if not shape.experts:
         return Decimal(0), Decimal(p * tokens * shape.intermediate * kept)
-    k, h = shape.experts_per_token, shape.hidden
+    k, h, e = shape.experts_per_token, shape.hidden, shape.experts
+    shared_mlp = (4 + shape.activation_extra) * shape.shared_intermediate
+    if shape.experts_impl == EXPERT_SORTED:
+        routed = tokens * k * (p * (h + kept * shape.intermediate) + 4 * h + 4 + 16)
+        router = tokens * (4 * h + 4 * e + 8 * k) + 4 * e * h
+        return Decimal(router), Decimal(routed + p * tokens * shared_mlp)
     routed = p * tokens * k * (3 * h + kept * shape.intermediate + 1)
-    shared = p * tokens * ((4 + shape.activation_extra) * shape.shared_intermediate + h + 1) \
-        if shape.shared_intermediate else 0
-    router = tokens * (4 * shape.experts + 28 * k + 4)
+    shared = p * tokens * (shared_mlp + h + 1) if shape.shared_intermediate else 0
+    router = tokens * (4 * e + 28 * k + 4)
     return Decimal(router), Decimal(routed + shared)
 
 
@@ -216,6 +241,10 @@ def encoder_shape(shape: Shape) -> Shape:
 def stack_terms(shape: Shape) -> list[tuple[int, dict[str, Decimal]]]:
     """(how many, terms of one) for each kind of layer: the decoder-only model's layers; or the encoder's
     layers at s_enc and the decoder's, with their cross-attention, at s."""
+    if shape.experts and shape.dense_layers:  # a mixture's first layers with a dense MLP (DeepSeek)
+        dense = replace(shape, experts=0, experts_per_token=0, shared_intermediate=0,
+                        intermediate=shape.dense_intermediate)
+        return [(shape.dense_layers, layer_terms(dense)), (shape.layers - shape.dense_layers, layer_terms(shape))]
     if not shape.decoder_layers:
         return [(shape.layers, layer_terms(shape))]
     decoder = layer_terms(shape)
@@ -233,6 +262,8 @@ def model_terms(shape: Shape) -> dict[str, Decimal]:
     split = shape.tensor_parallel if shape.sequence_parallel else 1
     if shape.embed_norm:
         terms["norms"] = Decimal(norm_bytes(shape) * shape.sequence * shape.micro_batch * shape.hidden) / split
+    if shape.kv_lora_rank:  # latent attention's rotary factors, complex64, computed once per forward pass
+        terms["attention"] = Decimal(4 * shape.sequence * shape.rope_dim)
     if shape.relative_positions:
         pairs = shape.sequence ** 2 + (shape.encoder_sequence ** 2 if shape.decoder_layers else 0)
         terms["scores"] = Decimal(8 * pairs)
@@ -276,13 +307,14 @@ def rebuilt_layer(shape: Shape) -> Decimal:
 class Traits:
     """How Transformers runs a family, where it changes what autograd keeps (measured by
     tools/measure_transformers.py): the norms' kernel, the MLP activation, the eager softmax's precision,
-    Gemma 2's soft-capping and whether the loss upcasts the logits."""
+    Gemma 2's soft-capping, whether the loss upcasts the logits and how the experts run."""
 
     norm: str
     activation: str
     softmax_fp32: bool
     softcap: bool
     loss_fp32: bool
+    experts: str = EXPERT_LOOP
 
 
 def traits(entry: Architecture) -> Traits:
@@ -299,4 +331,5 @@ def traits(entry: Architecture) -> Traits:
         activation = RELU if family in ("OPT", "T5") else FUSED_ACTIVATION
     return Traits(norm=norm, activation=activation, softmax_fp32=family not in ("GPT-2", "Whisper", "Falcon"),
                   softcap=family == "Gemma" and not entry.qk_norm,  # Gemma 2, not Gemma 3
-                  loss_fp32=family not in ("T5", "Whisper"))
+                  loss_fp32=family not in ("T5", "Whisper"),
+                  experts=EXPERT_SORTED if family == "DeepSeek" else EXPERT_LOOP)

@@ -40,7 +40,7 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         "mlp_layout": FUSED_GATE_UP if entry.fused_gate_up else entry.mlp,
         "experts": str(entry.experts), "shared_intermediate_size": str(entry.shared_intermediate),
         "decoder_layers": str(entry.decoder_layers), "experts_per_token": str(entry.experts_per_token),
-        "norms": family.norm, "activation_impl": family.activation,
+        "norms": family.norm, "activation_impl": family.activation, "experts_impl": family.experts,
         "softmax_fp32": _flag(family.softmax_fp32), "qk_norm": _flag(entry.qk_norm),
         "post_norms": _flag(entry.norms_per_layer == 4), "softcap": _flag(family.softcap),
         "relative_positions": _flag(entry.relative_buckets > 0), "mel_bins": str(entry.mel_bins),
