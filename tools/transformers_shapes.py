@@ -20,7 +20,8 @@ BATCH, DECODER, ENCODER = 2, 128, 192  # samples, tokens (of the decoder) and an
 def tiny(entry: Architecture) -> Architecture:
     """The entry shrunk: 2 layers (and 2 decoder layers), hidden 256, 4 heads with its key/value grouping, an
     explicit head size where the config sets one, experts and vocabulary small, latent attention's ranks and head
-    parts small and at most one dense layer before the experts; every other feature kept."""
+    parts small, at most one dense layer before the experts and a sliding window (where the model has one) of half
+    the measured sequence; every other feature kept."""
     kv = 4 if entry.kv_heads == entry.heads else 1 if entry.kv_heads == 1 else 2
     latent = dict(q_lora_rank=96 if entry.q_lora_rank else 0, kv_lora_rank=128, rope_dim=32, nope_dim=64,
                   v_head_dim=64) if entry.mla else {}
@@ -28,6 +29,7 @@ def tiny(entry: Architecture) -> Architecture:
     return replace(entry, layers=2, hidden=256, heads=4, kv_heads=kv, head_dim=64 if entry.head_dim else 0,
                    intermediate=dense if entry.experts else 1024 if entry.family in FOUR_H else 512, vocab=1024,
                    dense_layers=min(entry.dense_layers, 1), **latent,  # type: ignore[arg-type]
+                   sliding_window=64 if entry.sliding_window else 0,  # shorter than the measured sequence
                    experts=min(entry.experts, 8),
                    experts_per_token=min(entry.experts_per_token, 2),
                    expert_intermediate=128 if entry.experts else 0,

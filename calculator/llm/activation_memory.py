@@ -17,12 +17,13 @@ from .architectures import GATED, Architecture
 
 # How a family's norms keep their input, and its MLP activation (see ``norm_bytes`` and ``ACTIVATION_EXTRA``).
 LLAMA_NORM, GEMMA_NORM, T5_NORM, FUSED_NORM = "llama", "gemma", "t5", "fuso"
-FUSED_ACTIVATION, GELU_NEW, RELU = "fusa", "gelu_new", "relu"
+FUSED_ACTIVATION, GELU_NEW, RELU, CLAMPED_SWIGLU = "fusa", "gelu_new", "relu", "swiglu_limitata"
 EAGER, FLASH = "eager", "flash"
 # How Transformers runs a mixture's experts (see ``mlp_bytes``): each expert gathers its tokens and adds its weighted
 # output back with index_add_ (Mixtral, Qwen-MoE); or the token copies sorted by expert, the outputs put back in
-# place and weighted in fp32 (DeepSeek-V2).
-EXPERT_LOOP, EXPERT_SORTED = "ciclo", "ordinati"
+# place and weighted in fp32 (DeepSeek-V2); or, with the routing softmax over the k chosen logits only, a loop over
+# experts stored as 3-D parameters (gpt-oss).
+EXPERT_LOOP, EXPERT_SORTED, EXPERT_TOPK = "ciclo", "ordinati", "softmax_k"
 # Checkpointing, as frameworks name it: none; Megatron's selective recomputation (the attention scores only);
 # Transformers' gradient_checkpointing (full: each layer's input kept, the layer rebuilt in backward); torchtitan's
 # per-op selective policy; and the checkpointed inputs offloaded to CPU memory (torchtune's offload_activations).
@@ -30,8 +31,10 @@ NONE, SELECTIVE, FULL, SELECTIVE_OP, OFFLOAD = "nessuno", "selettivo", "completo
 REBUILT = (FULL, SELECTIVE_OP, OFFLOAD)  # modes that rebuild a whole layer during backward
 IN_FLIGHT = 2  # offloaded layer inputs on the GPU at once: the one in use and the one being copied
 # i-wide tensors an MLP activation keeps beyond a fused SiLU/GELU's: transformers' gelu_new, the tanh GELU written
-# out in Python, also keeps tanh, x/2 and 1 + tanh; ReLU keeps only its output, which the next matrix keeps anyway.
-ACTIVATION_EXTRA = {FUSED_ACTIVATION: 0, GELU_NEW: 3, RELU: -1}
+# out in Python, also keeps tanh, x/2 and 1 + tanh; ReLU keeps only its output, which the next matrix keeps anyway;
+# gpt-oss's SwiGLU, clamped and written out (gate and up read from one product), keeps the clamped gate, its sigmoid,
+# their product and up + 1 besides the product and the next matrix's input.
+ACTIVATION_EXTRA = {FUSED_ACTIVATION: 0, GELU_NEW: 3, RELU: -1, CLAMPED_SWIGLU: 3}
 MAX_SEQUENCE = 1_048_576
 
 # Components of the breakdown, in the order the page's bar shows them.
@@ -75,6 +78,7 @@ class Shape:
     parallel_block: bool = False  # attention and MLP side by side on one norm's output (Falcon)
     embed_norm: bool = False  # a norm right after the embeddings (BLOOM)
     experts_impl: str = EXPERT_LOOP  # how Transformers runs the experts (``mlp_bytes``)
+    sinks: bool = False  # a learned sink logit per head, one more column in the eager softmax (gpt-oss)
     dense_layers: int = 0  # a mixture of experts' first layers with a dense MLP of ``dense_intermediate`` instead
     dense_intermediate: int = 0
     # Multi-head latent attention (DeepSeek-V2/V3), when kv_lora_rank is set: ``head_dim`` is each query's and key's
@@ -137,6 +141,9 @@ def attention_bytes(shape: Shape, queries: int, keys: int) -> tuple[Decimal, Dec
         scores += 4 * heads_terms  # the fp32 output the softmax keeps, besides its copy in the activations' precision
     if shape.softcap:
         scores += p * heads_terms  # the tanh of the capped scores
+    if shape.sinks:  # the sink column of the softmax's output(s), and the int64 index of each row's maximum
+        column = p + (4 if shape.softmax_fp32 and p < 4 else 0)
+        scores += (column + 8) * queries * b * shape.heads
     if shape.dropout:
         scores += heads_terms + p * heads_terms  # its dropout mask, and its output (what multiplies V)
     return scores, attention
@@ -166,6 +173,9 @@ def mlp_bytes(shape: Shape) -> tuple[Decimal, Decimal]:
     routed = p * tokens * k * (3 * h + kept * shape.intermediate + 1)
     shared = p * tokens * (shared_mlp + h + 1) if shape.shared_intermediate else 0
     router = tokens * (4 * e + 28 * k + 4)
+    if shape.experts_impl == EXPERT_TOPK:
+        routed += 8 * tokens * k
+        router = tokens * k * (8 + p)
     return Decimal(router), Decimal(routed + shared)
 
 
@@ -320,16 +330,18 @@ class Traits:
 def traits(entry: Architecture) -> Traits:
     """LayerNorm is one kernel; RMSNorm computes in fp32 (Gemma's and OLMo 2's multiply by the weight in fp32 and
     keep that fp32 input too, T5's keeps the input). gelu_new, the tanh GELU written out in Python, for GPT-2 and
-    the gated T5s; ReLU for OPT and the first T5s. GPT-2, Whisper and Falcon compute the eager softmax in the
-    activations' precision. T5 and Whisper compute the cross-entropy on the logits as they are."""
+    the gated T5s; ReLU for OPT and the first T5s; gpt-oss's clamped SwiGLU written out, with an fp32 norm like
+    Gemma's. GPT-2, Whisper, Falcon and gpt-oss (with its sink column) compute the eager softmax in the activations'
+    precision. T5 and Whisper compute the cross-entropy on the logits as they are."""
     family = entry.family
-    norm = FUSED_NORM if entry.norm_bias else {"Gemma": GEMMA_NORM, "OLMo": GEMMA_NORM,
+    norm = FUSED_NORM if entry.norm_bias else {"Gemma": GEMMA_NORM, "OLMo": GEMMA_NORM, "gpt-oss": GEMMA_NORM,
                                                 "T5": T5_NORM}.get(family, LLAMA_NORM)
     if family == "GPT-2" or (family == "T5" and entry.mlp == GATED):
         activation = GELU_NEW
     else:
-        activation = RELU if family in ("OPT", "T5") else FUSED_ACTIVATION
-    return Traits(norm=norm, activation=activation, softmax_fp32=family not in ("GPT-2", "Whisper", "Falcon"),
+        activation = RELU if family in ("OPT", "T5") else CLAMPED_SWIGLU if family == "gpt-oss" else FUSED_ACTIVATION
+    return Traits(norm=norm, activation=activation,
+                  softmax_fp32=family not in ("GPT-2", "Whisper", "Falcon", "gpt-oss"),
                   softcap=family == "Gemma" and not entry.qk_norm,  # Gemma 2, not Gemma 3
                   loss_fp32=family not in ("T5", "Whisper"),
-                  experts=EXPERT_SORTED if family == "DeepSeek" else EXPERT_LOOP)
+                  experts={"DeepSeek": EXPERT_SORTED, "gpt-oss": EXPERT_TOPK}.get(family, EXPERT_LOOP))

@@ -80,11 +80,11 @@ DEEPSEEK_V3 = "https://github.com/deepseek-ai/DeepSeek-V3/blob/9b4e9788e4a3a731f
 # (experts interleaved with dense layers, a shared expert), but Meta states only the whole image–text model's
 # count (109B, 400B), and the LoRA page cannot yet tell the experts' fused 3-D matrices from the shared
 # expert's separate gate and up projections.
-# On the activation page only where Transformers was measured (tests/data/transformers_activations.json): OLMo 2
-# and SmolLM3 are within 1 %; shrunk as tools/measure_transformers.py shrinks them, gpt-oss keeps 4,5 % more than
-# the page says (the sink column in a bf16 softmax, every expert run on every token in training) and is offered on the
-# other pages only. DeepSeek-V2-Lite (latent attention, sorted experts, a dense first layer) is within 1 %; V3 runs
-# its experts and rotary embedding with other code in Transformers, not measured yet, so not on the activation page.
+# On the activation page only where Transformers was measured (tests/data/transformers_activations.json): OLMo 2,
+# SmolLM3, gpt-oss-20b (its sink column in a bf16 softmax, fp32 norms, its clamped SwiGLU and top-k softmax router,
+# a sliding window shorter than the measured sequence) and DeepSeek-V2-Lite (latent attention, sorted experts, a
+# dense first layer) are within 1 %. DeepSeek-V3 runs its experts and router with other code in Transformers, not
+# measured yet, so it is not on the activation page.
 MODELS: tuple[Architecture, ...] = (
     # Llama
     Architecture("llama-2-7b", "Llama 2 7B", 32, 4096, 11008, 32, 32, 32000, _hf("meta-llama/Llama-2-7b-hf"),
@@ -209,7 +209,7 @@ MODELS: tuple[Architecture, ...] = (
                  experts_per_token=4, expert_intermediate=2880, sliding_window=128, sliding_layers=12,
                  stated_parameters=20_914_757_184,
                  stated_source=GPT_OSS + "examples/reinforcement-fine-tuning.ipynb",
-                 offered=(LORA, VRAM, TIME)),
+                 offered=(ACTIVATIONS, LORA, VRAM, TIME)),
     Architecture("gpt-oss-120b", "gpt-oss-120b (MoE)", 36, 2880, 2880, 64, 8, 201088, _hf("openai/gpt-oss-120b"),
                  "gpt-oss", head_dim=64, bias=True, sinks=True, fused_gate_up="gate_up_proj", experts=128,
                  experts_per_token=4, expert_intermediate=2880, sliding_window=128, sliding_layers=18,

@@ -13,9 +13,11 @@ from ..form.numbers import format_integer
 from ..form.svg import stacked_bar
 from ..llm.activation_memory import (
     ACTIVATION_EXTRA,
+    CLAMPED_SWIGLU,
     EAGER,
     EXPERT_LOOP,
     EXPERT_SORTED,
+    EXPERT_TOPK,
     FLASH,
     FULL,
     FUSED_ACTIVATION,
@@ -95,8 +97,8 @@ def shape_of(values: Values) -> Shape:
         experts=integer(values, "experts"), experts_per_token=integer(values, "experts_per_token"),
         shared_intermediate=integer(values, "shared_intermediate_size"),
         decoder_layers=integer(values, "decoder_layers"), encoder_sequence=integer(values, "encoder_sequence"),
-        experts_impl=str(values["experts_impl"]), dense_layers=integer(values, "dense_layers"),
-        dense_intermediate=integer(values, "dense_intermediate_size"),
+        experts_impl=str(values["experts_impl"]), sinks=values["sinks"] is True,
+        dense_layers=integer(values, "dense_layers"), dense_intermediate=integer(values, "dense_intermediate_size"),
         q_lora_rank=integer(values, "q_lora_rank"), kv_lora_rank=integer(values, "kv_lora_rank"),
         rope_dim=integer(values, "qk_rope_head_dim"), v_head_dim=integer(values, "v_head_dim"),
     )
@@ -263,6 +265,9 @@ CALCULATOR = Calculator(
               group="Modello", help="Gemma 2 e 3: quattro normalizzazioni per strato invece di due."),
         Field(id="softcap", label="Soft-capping di punteggi e logit", default="", kind=Kind.FLAG, group="Modello",
               help="Gemma 2 limita punteggi e logit con una tanh, che conserva la sua uscita."),
+        Field(id="sinks", label="Sink dell'attenzione (gpt-oss)", default="", kind=Kind.FLAG, group="Modello",
+              help="Un logit appreso per testa che entra nella softmax come colonna in più: con l'attenzione eager"
+                   " la softmax conserva s × (s + 1) valori per testa."),
         Field(id="parallel_block", label="Attenzione e MLP in parallelo (Falcon)", default="", kind=Kind.FLAG,
               group="Modello", help="Una sola normalizzazione per strato, la cui uscita entra sia nell'attenzione"
                                     " sia nell'MLP."),
@@ -277,10 +282,12 @@ CALCULATOR = Calculator(
                                   "dense_intermediate_size")),
         Field(id="experts_impl", label="Esperti in Transformers", default=EXPERT_LOOP, kind=Kind.CHOICE,
               group="Modello", options=(Option(EXPERT_LOOP, "Un esperto alla volta (Mixtral, Qwen)"),
-                                        Option(EXPERT_SORTED, "Token ordinati per esperto (DeepSeek-V2)")),
+                                        Option(EXPERT_SORTED, "Token ordinati per esperto (DeepSeek-V2)"),
+                                        Option(EXPERT_TOPK, "Softmax sui k scelti (gpt-oss)")),
               help="Come Transformers fa passare i token dagli esperti, che cambia quanto conservano: Mixtral e"
                    " Qwen raccolgono i token di ogni esperto e ne sommano l'uscita pesata; DeepSeek-V2 ordina le"
-                   " copie dei token per esperto e pesa le uscite in fp32, con il router in fp32."),
+                   " copie dei token per esperto e pesa le uscite in fp32, con il router in fp32; gpt-oss fa la"
+                   " softmax del router solo sui k esperti scelti."),
         *(_shape(key, "Con kv_lora_rank, la dimensione di ogni testa sopra è quella di query e chiave"
                       " (qk_nope_head_dim + qk_rope_head_dim).") for key in LATENT_FIELDS
           if key != "qk_nope_head_dim"),
@@ -311,10 +318,11 @@ CALCULATOR = Calculator(
               group="Addestramento",
               options=(Option(FUSED_ACTIVATION, "SiLU o GELU in un'operazione sola"),
                        Option(RELU, "ReLU (conserva solo l'uscita: OPT, T5 1.0)"),
-                       Option(GELU_NEW, "GELU tanh in Python (gelu_new)")),
+                       Option(GELU_NEW, "GELU tanh in Python (gelu_new)"),
+                       Option(CLAMPED_SWIGLU, "SwiGLU limitata in Python (gpt-oss)")),
               help="SiLU o GELU in un'operazione sola conserva il suo input. La gelu_new di Transformers (GELU tanh"
                    " scritta in Python: GPT-2, Flan-T5) conserva tre tensori intermedi in più per ogni valore"
-                   " dell'MLP; la ReLU uno in meno."),
+                   " dell'MLP, come la SwiGLU limitata di gpt-oss; la ReLU uno in meno."),
         Field(id="attention", label="Implementazione dell'attenzione", default=FLASH, kind=Kind.CHOICE,
               group="Addestramento",
               options=(Option(FLASH, "FlashAttention / SDPA (statistiche O(s))"),

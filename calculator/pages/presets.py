@@ -43,6 +43,7 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         "norms": family.norm, "activation_impl": family.activation, "experts_impl": family.experts,
         "softmax_fp32": _flag(family.softmax_fp32), "qk_norm": _flag(entry.qk_norm),
         "post_norms": _flag(entry.norms_per_layer == 4), "softcap": _flag(family.softcap),
+        "sinks": _flag(entry.sinks),
         "relative_positions": _flag(entry.relative_buckets > 0), "mel_bins": str(entry.mel_bins),
         "parallel_block": _flag(entry.norms_per_layer == 1), "embed_norm": _flag(entry.embed_norm),
         "loss_fp32": _flag(family.loss_fp32), "tied_embeddings": _flag(entry.tied),
