@@ -39,10 +39,10 @@ def tiny(entry: Architecture) -> Architecture:
                    embed_proj=128 if entry.embed_proj else 0)
 
 
-def page_bytes(entry: Architecture) -> int:
-    """The activation page's bytes per micro-batch for the entry, eager attention, no dropout."""
+def page_bytes(entry: Architecture, sequence: int = DECODER) -> int:
+    """The activation page's bytes per micro-batch for the entry, eager attention, no dropout, ``sequence`` tokens."""
     calc = CALCULATORS["memoria-attivazioni"]
-    values = {**calc.defaults, **field_texts(entry), "sequence_length": str(DECODER), "micro_batch": str(BATCH),
+    values = {**calc.defaults, **field_texts(entry), "sequence_length": str(sequence), "micro_batch": str(BATCH),
               "attention": "eager", "dropout": ""}
     if entry.decoder_layers:
         values["encoder_sequence"] = str(ENCODER)
