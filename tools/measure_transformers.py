@@ -57,6 +57,8 @@ def measure(entry: Architecture, sequence: int = DECODER, window: int = 0) -> in
         if not getattr(config, "sliding_window", None):
             raise SystemExit(f"{entry.id}: its Transformers config has no sliding window")
         config.sliding_window = window
+    if getattr(config, "n_group", None):  # DeepSeek-V3's expert groups: one, among the shrunk model's few experts
+        config.n_group = config.topk_group = 1
     config._attn_implementation = "eager"
     config.pad_token_id = config.decoder_start_token_id = 0
     for name in DROPOUTS:
@@ -77,7 +79,8 @@ def representatives() -> list[Architecture]:
     """One catalogue entry per family and variant."""
     seen, chosen = set(), []
     for entry in MODELS:
-        key = (entry.family, entry.experts > 0, entry.shared_intermediate > 0, entry.mlp, entry.qk_norm)
+        key = (entry.family, entry.experts > 0, entry.shared_intermediate > 0, entry.mlp, entry.qk_norm,
+               entry.sigmoid_router)
         if key not in seen:
             seen.add(key)
             chosen.append(entry)
@@ -88,7 +91,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--only", nargs="*", default=[], help="these catalogue ids only; --json then keeps the"
-                                                               " file's rows of the other models")
+                                                               " file's rows of the other models (without it,"
+                                                               " those of other sequences and windows)")
     parser.add_argument("--sequence", type=int, default=DECODER, help="tokens per sample (of the decoder)")
     parser.add_argument("--window", type=int, default=0, help="the sliding window of the configs that have one"
                                                               " (Gemma 2 and 3, gpt-oss; default: the config's)")
@@ -109,9 +113,10 @@ def main() -> None:
     print(f"\nTransformers {transformers.__version__}, PyTorch {torch.__version__}")
     if args.json:
         versions = {"transformers": transformers.__version__, "torch": torch.__version__}
-        if args.only and args.json.exists():
-            new = {_key(row) for row in rows}
-            kept = [row for row in json.loads(args.json.read_text())["rows"] if _key(row) not in new]
+        if args.json.exists():  # --only: the other rows; else the rows of another sequence or window
+            new, run = {_key(row) for row in rows}, (args.sequence, args.window)
+            kept = [row for row in json.loads(args.json.read_text())["rows"]
+                    if _key(row) not in new and (args.only or _key(row)[1:] != run)]
             order = {entry.id: n for n, entry in enumerate(MODELS)}
             rows = sorted(kept + rows, key=lambda row: (order.get(row["model"], len(order)), *_key(row)[1:]))
         args.json.write_text(json.dumps({**versions, "rows": rows}, indent=1) + "\n")

@@ -22,8 +22,8 @@ EAGER, FLASH = "eager", "flash"
 # How Transformers runs a mixture's experts (see ``mlp_bytes``): each expert gathers its tokens and adds its weighted
 # output back with index_add_ (Mixtral, Qwen-MoE); or the token copies sorted by expert, the outputs put back in
 # place and weighted in fp32 (DeepSeek-V2); or, with the routing softmax over the k chosen logits only, a loop over
-# experts stored as 3-D parameters (gpt-oss).
-EXPERT_LOOP, EXPERT_SORTED, EXPERT_TOPK = "ciclo", "ordinati", "softmax_k"
+# experts stored as 3-D parameters (gpt-oss); or one expert at a time with fp32 routing weights (DeepSeek-V3).
+EXPERT_LOOP, EXPERT_SORTED, EXPERT_TOPK, EXPERT_FP32 = "ciclo", "ordinati", "softmax_k", "ciclo_fp32"
 # Checkpointing, as frameworks name it: none; Megatron's selective recomputation (the attention scores only);
 # Transformers' gradient_checkpointing (full: each layer's input kept, the layer rebuilt in backward); torchtitan's
 # per-op selective policy; and the checkpointed inputs offloaded to CPU memory (torchtune's offload_activations).
@@ -159,6 +159,16 @@ def mlp_bytes(shape: Shape) -> tuple[Decimal, Decimal]:
     (4·E bytes per token), the normalised top-k weights and the chosen indices (int64). A shared expert is a
     dense gated MLP of its own, with its sigmoid gate and its gated output (4·i_shared + h + 1 values per token).
     Measured in tools/measure_activations.py.
+
+    Other families, measured by tools/measure_transformers.py. DeepSeek-V2's experts (``EXPERT_SORTED``) read the
+    token copies sorted by expert (h values per chosen expert) and put their outputs back in place in fp32, where
+    the routing weights multiply them (4·h + 4 bytes); the sort keeps two int64 indices per chosen expert. Its
+    router computes in fp32: the input (4·h bytes per token), the probabilities (4·E), the chosen indices, and an
+    fp32 copy of its weights per layer (4·E·h). Its shared experts have no gate. DeepSeek-V3's (``EXPERT_FP32``)
+    gather each expert's tokens (h values, an int64 index), keep its output (h) and the fp32 weight, and add the
+    weighted output in fp32 (4·h bytes); its router keeps, besides V2's, the normalising sum and the k weights.
+    gpt-oss's (``EXPERT_TOPK``) keep what Mixtral's do and each token's int64 index; its router only the k chosen
+    indices and their softmax.
     """
     tokens, p = shape.sequence * shape.micro_batch, shape.precision
     kept = (4 if shape.gated else 2) + shape.activation_extra  # i-wide tensors of one MLP
@@ -169,6 +179,10 @@ def mlp_bytes(shape: Shape) -> tuple[Decimal, Decimal]:
     if shape.experts_impl == EXPERT_SORTED:
         routed = tokens * k * (p * (h + kept * shape.intermediate) + 4 * h + 4 + 16)
         router = tokens * (4 * h + 4 * e + 8 * k) + 4 * e * h
+        return Decimal(router), Decimal(routed + p * tokens * shared_mlp)
+    if shape.experts_impl == EXPERT_FP32:
+        routed = tokens * k * (p * (2 * h + kept * shape.intermediate) + 4 * h + 12)
+        router = tokens * (4 * h + 4 * e + 12 * k + 4) + 4 * e * h
         return Decimal(router), Decimal(routed + p * tokens * shared_mlp)
     routed = p * tokens * k * (3 * h + kept * shape.intermediate + 1)
     shared = p * tokens * (shared_mlp + h + 1) if shape.shared_intermediate else 0
@@ -344,4 +358,5 @@ def traits(entry: Architecture) -> Traits:
                   softmax_fp32=family not in ("GPT-2", "Whisper", "Falcon", "gpt-oss"),
                   softcap=family == "Gemma" and not entry.qk_norm,  # Gemma 2, not Gemma 3
                   loss_fp32=family not in ("T5", "Whisper"),
-                  experts={"DeepSeek": EXPERT_SORTED, "gpt-oss": EXPERT_TOPK}.get(family, EXPERT_LOOP))
+                  experts=EXPERT_FP32 if entry.sigmoid_router else
+                  {"DeepSeek": EXPERT_SORTED, "gpt-oss": EXPERT_TOPK}.get(family, EXPERT_LOOP))

@@ -83,8 +83,8 @@ DEEPSEEK_V3 = "https://github.com/deepseek-ai/DeepSeek-V3/blob/9b4e9788e4a3a731f
 # On the activation page only where Transformers was measured (tests/data/transformers_activations.json): OLMo 2,
 # SmolLM3, gpt-oss-20b (its sink column in a bf16 softmax, fp32 norms, its clamped SwiGLU and top-k softmax router,
 # a sliding window shorter than the measured sequence) and DeepSeek-V2-Lite (latent attention, sorted experts, a
-# dense first layer) are within 1 %. DeepSeek-V3 runs its experts and router with other code in Transformers, not
-# measured yet, so it is not on the activation page.
+# dense first layer) and DeepSeek-V3 (the same attention with a compressed query; its experts and sigmoid router run
+# with other code in Transformers, ``sigmoid_router``) are within 1 %.
 MODELS: tuple[Architecture, ...] = (
     # Llama
     Architecture("llama-2-7b", "Llama 2 7B", 32, 4096, 11008, 32, 32, 32000, _hf("meta-llama/Llama-2-7b-hf"),
@@ -223,9 +223,9 @@ MODELS: tuple[Architecture, ...] = (
                  stated_source=DEEPSEEK_V2_LITE_CARD, offered=(ACTIVATIONS, LORA, VRAM, TIME)),
     Architecture("deepseek-v3", "DeepSeek-V3 (671B, MoE)", 61, 7168, 18432, 128, 128, 129280,
                  _hf("deepseek-ai/DeepSeek-V3"), "DeepSeek", experts=256, experts_per_token=8,
-                 expert_intermediate=2048, shared_intermediate=2048, dense_layers=3, q_lora_rank=1536,
+                 expert_intermediate=2048, shared_intermediate=2048, dense_layers=3, q_lora_rank=1536, sigmoid_router=True,
                  kv_lora_rank=512, rope_dim=64, nope_dim=128, v_head_dim=128, stated_parameters=671_000_000_000,
-                 stated_rounding=10**9, stated_source=DEEPSEEK_V3, offered=(LORA, VRAM, TIME)),
+                 stated_rounding=10**9, stated_source=DEEPSEEK_V3, offered=(ACTIVATIONS, LORA, VRAM, TIME)),
     # OLMo 2: norms after attention and after the MLP, query and key norms over the whole projection
     Architecture("olmo-2-7b", "OLMo 2 7B", 32, 4096, 11008, 32, 32, 100352, _hf("allenai/OLMo-2-1124-7B"),
                  "OLMo", qk_norm=True, qk_norm_full=True, stated_parameters=7_300_000_000, stated_rounding=10**8,

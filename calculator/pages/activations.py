@@ -15,6 +15,7 @@ from ..llm.activation_memory import (
     ACTIVATION_EXTRA,
     CLAMPED_SWIGLU,
     EAGER,
+    EXPERT_FP32,
     EXPERT_LOOP,
     EXPERT_SORTED,
     EXPERT_TOPK,
@@ -283,10 +284,12 @@ CALCULATOR = Calculator(
         Field(id="experts_impl", label="Esperti in Transformers", default=EXPERT_LOOP, kind=Kind.CHOICE,
               group="Modello", options=(Option(EXPERT_LOOP, "Un esperto alla volta (Mixtral, Qwen)"),
                                         Option(EXPERT_SORTED, "Token ordinati per esperto (DeepSeek-V2)"),
+                                        Option(EXPERT_FP32, "Uno alla volta, pesi in fp32 (DeepSeek-V3)"),
                                         Option(EXPERT_TOPK, "Softmax sui k scelti (gpt-oss)")),
               help="Come Transformers fa passare i token dagli esperti, che cambia quanto conservano: Mixtral e"
                    " Qwen raccolgono i token di ogni esperto e ne sommano l'uscita pesata; DeepSeek-V2 ordina le"
-                   " copie dei token per esperto e pesa le uscite in fp32, con il router in fp32; gpt-oss fa la"
+                   " copie dei token per esperto e pesa le uscite in fp32, con il router in fp32; DeepSeek-V3 fa"
+                   " passare un esperto alla volta come Mixtral ma somma le uscite pesate in fp32; gpt-oss fa la"
                    " softmax del router solo sui k esperti scelti."),
         *(_shape(key, "Con kv_lora_rank, la dimensione di ogni testa sopra è quella di query e chiave"
                       " (qk_nope_head_dim + qk_rope_head_dim).") for key in LATENT_FIELDS

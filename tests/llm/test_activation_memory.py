@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from calculator.llm.activation_memory import (
+    EXPERT_FP32,
     EXPERT_SORTED,
     LLAMA_NORM,
     NONE,
@@ -55,6 +56,16 @@ def test_sorted_experts_written_out() -> None:
     assert layer_terms(LITE)["mlp"] == s * per_token + 4 * e * h
 
 
+def test_deepseek_v3_experts_written_out() -> None:
+    """DeepSeek-V3's experts one at a time: per chosen expert the gathered input and the output (2h), SwiGLU's
+    four tensors, the weighted output in fp32 (4h bytes), the fp32 weight and an int64 index; the fp32 router
+    (input, sigmoid scores, indices, weights, their sum) and its weights' fp32 copy."""
+    s, h, i, k, e, shared = 4096, 2048, 1408, 6, 64, 2816
+    shape = replace(LITE, experts_impl=EXPERT_FP32)
+    per_token = 2 * h + k * (2 * (2 * h + 4 * i) + 4 * h + 12) + (4 * h + 4 * e + 12 * k + 4) + 2 * 4 * shared
+    assert layer_terms(shape)["mlp"] == s * per_token + 4 * e * h
+
+
 def test_sinks_add_a_column_in_eager_attention_only() -> None:
     """gpt-oss's softmax over s + 1 logits in bf16, and each row's int64 max index; FlashAttention keeps its row
     statistics either way."""
@@ -66,5 +77,5 @@ def test_sinks_add_a_column_in_eager_attention_only() -> None:
 
 
 def test_the_catalogue_says_how_transformers_runs_them() -> None:
-    oss, lite = traits(model("gpt-oss-20b")), traits(model("deepseek-v2-lite"))
-    assert (oss.softmax_fp32, lite.experts) == (False, EXPERT_SORTED)
+    oss, lite, v3 = (traits(model(name)) for name in ("gpt-oss-20b", "deepseek-v2-lite", "deepseek-v3"))
+    assert (oss.softmax_fp32, lite.experts, v3.experts) == (False, EXPERT_SORTED, EXPERT_FP32)
