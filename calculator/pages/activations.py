@@ -291,8 +291,8 @@ CALCULATOR = Calculator(
                    " copie dei token per esperto e pesa le uscite in fp32, con il router in fp32; DeepSeek-V3 fa"
                    " passare un esperto alla volta come Mixtral ma somma le uscite pesate in fp32; gpt-oss fa la"
                    " softmax del router solo sui k esperti scelti."),
-        *(_shape(key, "Con kv_lora_rank, la dimensione di ogni testa sopra è quella di query e chiave"
-                      " (qk_nope_head_dim + qk_rope_head_dim).") for key in LATENT_FIELDS
+        *(_shape(key, "Qui la dimensione di ogni testa è quella di query e chiave (qk_nope_head_dim +"
+                      " qk_rope_head_dim)." if key == "kv_lora_rank" else "") for key in LATENT_FIELDS
           if key != "qk_nope_head_dim"),
         _shape("decoder_layers"),
         Field(id="sequence_length", label="Lunghezza delle sequenze", default="4096", unit="token",
