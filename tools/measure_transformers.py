@@ -10,7 +10,12 @@ the same shape, with the catalogue's choices for that family (norms, activation,
 
 Not part of scripts/test: it needs PyTorch, Transformers and PEFT (see tools/measure_env.py).
 
+With ``--sequence N --window W`` (and ``--only``) it measures on N tokens with the sliding-window layers' window set
+to W: in eager attention the window is a mask over the full score matrix, so the page's figure, which has no window,
+must still match. Such rows are kept beside the usual ones.
+
 Usage: python3 tools/measure_transformers.py [--json tests/data/transformers_activations.json] [--only ID …]
+       [--sequence N] [--window W]
 """
 
 from __future__ import annotations
@@ -44,9 +49,16 @@ DROPOUTS = ("dropout", "attention_dropout", "hidden_dropout", "dropout_rate", "r
             "attn_pdrop", "activation_dropout")
 
 
-def measure(entry: Architecture) -> int:
-    """Bytes autograd keeps for one training step's backward pass of the small model."""
+def measure(entry: Architecture, sequence: int = DECODER, window: int = 0) -> int:
+    """Bytes autograd keeps for one training step's backward pass of the small model, on ``sequence`` tokens;
+    ``window``: the sliding window of the config's sliding-window layers (Gemma 2 and 3, gpt-oss), if set."""
     config, auto = config_of(entry)
+    if window:
+        if not getattr(config, "sliding_window", None):
+            raise SystemExit(f"{entry.id}: its Transformers config has no sliding window")
+        config.sliding_window = window
+    if getattr(config, "n_group", None):  # DeepSeek-V3's expert groups: one, among the shrunk model's few experts
+        config.n_group = config.topk_group = 1
     config._attn_implementation = "eager"
     config.pad_token_id = config.decoder_start_token_id = 0
     for name in DROPOUTS:
@@ -54,7 +66,7 @@ def measure(entry: Architecture) -> int:
             setattr(config, name, 0.0)
     torch.manual_seed(0)
     model = auto.from_config(config).to(torch.bfloat16).train()
-    labels = torch.randint(0, entry.vocab, (BATCH, DECODER))
+    labels = torch.randint(0, entry.vocab, (BATCH, sequence))
     inputs: dict[str, Any] = {"labels": labels}
     if entry.family == "Whisper":  # two frames per position: the encoder's convolution halves them
         inputs["input_features"] = torch.randn(BATCH, entry.mel_bins, 2 * ENCODER, dtype=torch.bfloat16)
@@ -67,7 +79,8 @@ def representatives() -> list[Architecture]:
     """One catalogue entry per family and variant."""
     seen, chosen = set(), []
     for entry in MODELS:
-        key = (entry.family, entry.experts > 0, entry.shared_intermediate > 0, entry.mlp, entry.qk_norm)
+        key = (entry.family, entry.experts > 0, entry.shared_intermediate > 0, entry.mlp, entry.qk_norm,
+               entry.sigmoid_router)
         if key not in seen:
             seen.add(key)
             chosen.append(entry)
@@ -78,7 +91,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--only", nargs="*", default=[], help="these catalogue ids only; --json then keeps the"
-                                                               " file's rows of the other models")
+                                                               " file's rows of the other models (without it,"
+                                                               " those of other sequences and windows)")
+    parser.add_argument("--sequence", type=int, default=DECODER, help="tokens per sample (of the decoder)")
+    parser.add_argument("--window", type=int, default=0, help="the sliding window of the configs that have one"
+                                                              " (Gemma 2 and 3, gpt-oss; default: the config's)")
     args = parser.parse_args()
     rows = []
     print("| model (shrunk) | measured MB | page MB | difference |")
@@ -86,18 +103,27 @@ def main() -> None:
     chosen = [entry for entry in MODELS if entry.id in args.only] if args.only else representatives()
     for entry in chosen:
         small = tiny(entry)
-        measured, estimated = measure(small), page_bytes(small)
-        rows.append({"model": entry.id, "measured": measured, "estimated": estimated})
+        measured, estimated = measure(small, args.sequence, args.window), page_bytes(small, args.sequence)
+        # A longer sequence or a window of its own makes a row of its own (kept beside the model's usual one).
+        extra = {"sequence": args.sequence} if args.sequence != DECODER else {}
+        extra.update({"window": args.window} if args.window else {})
+        rows.append({"model": entry.id, **extra, "measured": measured, "estimated": estimated})
         print(f"| {entry.id} | {measured / 1e6:.3f} | {estimated / 1e6:.3f} |"
               f" {(estimated - measured) / measured * 100:+.1f} % |")
     print(f"\nTransformers {transformers.__version__}, PyTorch {torch.__version__}")
     if args.json:
         versions = {"transformers": transformers.__version__, "torch": torch.__version__}
-        if args.only and args.json.exists():
-            kept = [row for row in json.loads(args.json.read_text())["rows"] if row["model"] not in args.only]
+        if args.json.exists():  # --only: the other rows; else the rows of another sequence or window
+            new, run = {_key(row) for row in rows}, (args.sequence, args.window)
+            kept = [row for row in json.loads(args.json.read_text())["rows"]
+                    if _key(row) not in new and (args.only or _key(row)[1:] != run)]
             order = {entry.id: n for n, entry in enumerate(MODELS)}
-            rows = sorted(kept + rows, key=lambda row: order.get(row["model"], len(order)))
+            rows = sorted(kept + rows, key=lambda row: (order.get(row["model"], len(order)), *_key(row)[1:]))
         args.json.write_text(json.dumps({**versions, "rows": rows}, indent=1) + "\n")
+
+
+def _key(row: dict[str, Any]) -> tuple[str, int, int]:
+    return row["model"], row.get("sequence", DECODER), row.get("window", 0)
 
 
 if __name__ == "__main__":

@@ -19,10 +19,17 @@ BATCH, DECODER, ENCODER = 2, 128, 192  # samples, tokens (of the decoder) and an
 
 def tiny(entry: Architecture) -> Architecture:
     """The entry shrunk: 2 layers (and 2 decoder layers), hidden 256, 4 heads with its key/value grouping, an
-    explicit head size where the config sets one, experts and vocabulary small; every other feature kept."""
+    explicit head size where the config sets one, experts and vocabulary small, latent attention's ranks and head
+    parts small, at most one dense layer before the experts and a sliding window (where the model has one) of half
+    the measured sequence; every other feature kept."""
     kv = 4 if entry.kv_heads == entry.heads else 1 if entry.kv_heads == 1 else 2
+    latent = dict(q_lora_rank=96 if entry.q_lora_rank else 0, kv_lora_rank=128, rope_dim=32, nope_dim=64,
+                  v_head_dim=64) if entry.mla else {}
+    dense = 512 if entry.dense_layers else 128  # a mixture's dense first layers (DeepSeek) keep their own size
     return replace(entry, layers=2, hidden=256, heads=4, kv_heads=kv, head_dim=64 if entry.head_dim else 0,
-                   intermediate=128 if entry.experts else 1024 if entry.family in FOUR_H else 512, vocab=1024,
+                   intermediate=dense if entry.experts else 1024 if entry.family in FOUR_H else 512, vocab=1024,
+                   dense_layers=min(entry.dense_layers, 1), **latent,  # type: ignore[arg-type]
+                   sliding_window=64 if entry.sliding_window else 0,  # shorter than the measured sequence
                    experts=min(entry.experts, 8),
                    experts_per_token=min(entry.experts_per_token, 2),
                    expert_intermediate=128 if entry.experts else 0,
@@ -32,10 +39,10 @@ def tiny(entry: Architecture) -> Architecture:
                    embed_proj=128 if entry.embed_proj else 0)
 
 
-def page_bytes(entry: Architecture) -> int:
-    """The activation page's bytes per micro-batch for the entry, eager attention, no dropout."""
+def page_bytes(entry: Architecture, sequence: int = DECODER) -> int:
+    """The activation page's bytes per micro-batch for the entry, eager attention, no dropout, ``sequence`` tokens."""
     calc = CALCULATORS["memoria-attivazioni"]
-    values = {**calc.defaults, **field_texts(entry), "sequence_length": str(DECODER), "micro_batch": str(BATCH),
+    values = {**calc.defaults, **field_texts(entry), "sequence_length": str(sequence), "micro_batch": str(BATCH),
               "attention": "eager", "dropout": ""}
     if entry.decoder_layers:
         values["encoder_sequence"] = str(ENCODER)

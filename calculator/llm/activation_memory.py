@@ -17,8 +17,13 @@ from .architectures import GATED, Architecture
 
 # How a family's norms keep their input, and its MLP activation (see ``norm_bytes`` and ``ACTIVATION_EXTRA``).
 LLAMA_NORM, GEMMA_NORM, T5_NORM, FUSED_NORM = "llama", "gemma", "t5", "fuso"
-FUSED_ACTIVATION, GELU_NEW, RELU = "fusa", "gelu_new", "relu"
+FUSED_ACTIVATION, GELU_NEW, RELU, CLAMPED_SWIGLU = "fusa", "gelu_new", "relu", "swiglu_limitata"
 EAGER, FLASH = "eager", "flash"
+# How Transformers runs a mixture's experts (see ``mlp_bytes``): each expert gathers its tokens and adds its weighted
+# output back with index_add_ (Mixtral, Qwen-MoE); or the token copies sorted by expert, the outputs put back in
+# place and weighted in fp32 (DeepSeek-V2); or, with the routing softmax over the k chosen logits only, a loop over
+# experts stored as 3-D parameters (gpt-oss); or one expert at a time with fp32 routing weights (DeepSeek-V3).
+EXPERT_LOOP, EXPERT_SORTED, EXPERT_TOPK, EXPERT_FP32 = "ciclo", "ordinati", "softmax_k", "ciclo_fp32"
 # Checkpointing, as frameworks name it: none; Megatron's selective recomputation (the attention scores only);
 # Transformers' gradient_checkpointing (full: each layer's input kept, the layer rebuilt in backward); torchtitan's
 # per-op selective policy; and the checkpointed inputs offloaded to CPU memory (torchtune's offload_activations).
@@ -26,8 +31,10 @@ NONE, SELECTIVE, FULL, SELECTIVE_OP, OFFLOAD = "nessuno", "selettivo", "completo
 REBUILT = (FULL, SELECTIVE_OP, OFFLOAD)  # modes that rebuild a whole layer during backward
 IN_FLIGHT = 2  # offloaded layer inputs on the GPU at once: the one in use and the one being copied
 # i-wide tensors an MLP activation keeps beyond a fused SiLU/GELU's: transformers' gelu_new, the tanh GELU written
-# out in Python, also keeps tanh, x/2 and 1 + tanh; ReLU keeps only its output, which the next matrix keeps anyway.
-ACTIVATION_EXTRA = {FUSED_ACTIVATION: 0, GELU_NEW: 3, RELU: -1}
+# out in Python, also keeps tanh, x/2 and 1 + tanh; ReLU keeps only its output, which the next matrix keeps anyway;
+# gpt-oss's SwiGLU, clamped and written out (gate and up read from one product), keeps the clamped gate, its sigmoid,
+# their product and up + 1 besides the product and the next matrix's input.
+ACTIVATION_EXTRA = {FUSED_ACTIVATION: 0, GELU_NEW: 3, RELU: -1, CLAMPED_SWIGLU: 3}
 MAX_SEQUENCE = 1_048_576
 
 # Components of the breakdown, in the order the page's bar shows them.
@@ -70,6 +77,16 @@ class Shape:
     mel_bins: int = 0  # a speech encoder's front-end: two convolutions over 2·s_enc frames of mel features (Whisper)
     parallel_block: bool = False  # attention and MLP side by side on one norm's output (Falcon)
     embed_norm: bool = False  # a norm right after the embeddings (BLOOM)
+    experts_impl: str = EXPERT_LOOP  # how Transformers runs the experts (``mlp_bytes``)
+    sinks: bool = False  # a learned sink logit per head, one more column in the eager softmax (gpt-oss)
+    dense_layers: int = 0  # a mixture of experts' first layers with a dense MLP of ``dense_intermediate`` instead
+    dense_intermediate: int = 0
+    # Multi-head latent attention (DeepSeek-V2/V3), when kv_lora_rank is set: ``head_dim`` is each query's and key's
+    # width (the part without RoPE plus ``rope_dim``), ``v_head_dim`` each value's; q_lora_rank 0: one q_proj.
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    rope_dim: int = 0
+    v_head_dim: int = 0
 
 
 def layer_terms(shape: Shape) -> dict[str, Decimal]:
@@ -86,9 +103,13 @@ def layer_terms(shape: Shape) -> dict[str, Decimal]:
     # The two norms before attention and MLP (and after them, in Gemma); a query/key norm keeps Q and K too.
     norm_count = 1 if shape.parallel_block else 4 if shape.post_norms else 2
     qk = shape.heads * shape.head_dim + shape.kv_heads * shape.head_dim if shape.qk_norm else 0
+    # Latent attention's compressed query and key/value (q_a_proj's and kv_a_proj's outputs, without the rotary key):
+    # each is normalised, and the norm's output is the input of q_b_proj or kv_b_proj.
+    latent = shape.q_lora_rank + shape.kv_lora_rank
     replicated = {  # without sequence parallelism every tensor-parallel rank keeps these whole
-        "norms": Decimal(norm_count * norm_bytes(shape) * sbh),  # what the norms keep of their input
-        "attention": Decimal(p * sbh),  # QKV's input (the first norm's output)
+        # what the norms keep of their input
+        "norms": Decimal(norm_bytes(shape) * s * b * (norm_count * h + latent)),
+        "attention": Decimal(p * s * b * (h + latent)),  # QKV's input (the first norm's output)
         # The MLP's input (the second norm's output; in a parallel block, the attention's), and a router's.
         "mlp": Decimal(0 if shape.parallel_block else p * sbh) + mlp_whole,
         "masks": Decimal(2 * sbh if shape.dropout else 0),  # after attention and after the MLP, 1 byte each
@@ -104,10 +125,14 @@ def attention_bytes(shape: Shape, queries: int, keys: int) -> tuple[Decimal, Dec
     b, p = shape.micro_batch, shape.precision
     q_width = shape.heads * shape.head_dim
     # Eager attention repeats K and V to every query head before the product (as transformers' repeat_kv);
-    # FlashAttention reads the grouped K and V as they are.
+    # FlashAttention reads the grouped K and V as they are. Latent attention builds every head's key (its shared
+    # rotary part copied to each) and value from the compressed vector: a key as wide as a query, a value (and so
+    # the output) v_head_dim wide.
     kv_width = shape.kv_heads * shape.head_dim if shape.flash else q_width
+    v_width = shape.heads * shape.v_head_dim if shape.kv_lora_rank else kv_width
+    o_width = v_width if shape.kv_lora_rank else q_width
     # Q and the output (also out_proj's input) have one row per query, K and V one per key.
-    attention = Decimal(p * b * (2 * queries * q_width + 2 * keys * kv_width))
+    attention = Decimal(p * b * (queries * (q_width + o_width) + keys * (kv_width + v_width)))
     if shape.flash:
         return Decimal(4 * queries * b * shape.heads), attention  # the softmax statistics, fp32 per row
     heads_terms = queries * b * shape.heads * keys  # a·s²·b
@@ -116,6 +141,9 @@ def attention_bytes(shape: Shape, queries: int, keys: int) -> tuple[Decimal, Dec
         scores += 4 * heads_terms  # the fp32 output the softmax keeps, besides its copy in the activations' precision
     if shape.softcap:
         scores += p * heads_terms  # the tanh of the capped scores
+    if shape.sinks:  # the sink column of the softmax's output(s), and the int64 index of each row's maximum
+        column = p + (4 if shape.softmax_fp32 and p < 4 else 0)
+        scores += (column + 8) * queries * b * shape.heads
     if shape.dropout:
         scores += heads_terms + p * heads_terms  # its dropout mask, and its output (what multiplies V)
     return scores, attention
@@ -131,16 +159,37 @@ def mlp_bytes(shape: Shape) -> tuple[Decimal, Decimal]:
     (4·E bytes per token), the normalised top-k weights and the chosen indices (int64). A shared expert is a
     dense gated MLP of its own, with its sigmoid gate and its gated output (4·i_shared + h + 1 values per token).
     Measured in tools/measure_activations.py.
+
+    Other families, measured by tools/measure_transformers.py. DeepSeek-V2's experts (``EXPERT_SORTED``) read the
+    token copies sorted by expert (h values per chosen expert) and put their outputs back in place in fp32, where
+    the routing weights multiply them (4·h + 4 bytes); the sort keeps two int64 indices per chosen expert. Its
+    router computes in fp32: the input (4·h bytes per token), the probabilities (4·E), the chosen indices, and an
+    fp32 copy of its weights per layer (4·E·h). Its shared experts have no gate. DeepSeek-V3's (``EXPERT_FP32``)
+    gather each expert's tokens (h values, an int64 index), keep its output (h) and the fp32 weight, and add the
+    weighted output in fp32 (4·h bytes); its router keeps, besides V2's, the normalising sum and the k weights.
+    gpt-oss's (``EXPERT_TOPK``) keep what Mixtral's do and each token's int64 index; its router only the k chosen
+    indices and their softmax.
     """
     tokens, p = shape.sequence * shape.micro_batch, shape.precision
     kept = (4 if shape.gated else 2) + shape.activation_extra  # i-wide tensors of one MLP
     if not shape.experts:
         return Decimal(0), Decimal(p * tokens * shape.intermediate * kept)
-    k, h = shape.experts_per_token, shape.hidden
+    k, h, e = shape.experts_per_token, shape.hidden, shape.experts
+    shared_mlp = (4 + shape.activation_extra) * shape.shared_intermediate
+    if shape.experts_impl == EXPERT_SORTED:
+        routed = tokens * k * (p * (h + kept * shape.intermediate) + 4 * h + 4 + 16)
+        router = tokens * (4 * h + 4 * e + 8 * k) + 4 * e * h
+        return Decimal(router), Decimal(routed + p * tokens * shared_mlp)
+    if shape.experts_impl == EXPERT_FP32:
+        routed = tokens * k * (p * (2 * h + kept * shape.intermediate) + 4 * h + 12)
+        router = tokens * (4 * h + 4 * e + 12 * k + 4) + 4 * e * h
+        return Decimal(router), Decimal(routed + p * tokens * shared_mlp)
     routed = p * tokens * k * (3 * h + kept * shape.intermediate + 1)
-    shared = p * tokens * ((4 + shape.activation_extra) * shape.shared_intermediate + h + 1) \
-        if shape.shared_intermediate else 0
-    router = tokens * (4 * shape.experts + 28 * k + 4)
+    shared = p * tokens * (shared_mlp + h + 1) if shape.shared_intermediate else 0
+    router = tokens * (4 * e + 28 * k + 4)
+    if shape.experts_impl == EXPERT_TOPK:
+        routed += 8 * tokens * k
+        router = tokens * k * (8 + p)
     return Decimal(router), Decimal(routed + shared)
 
 
@@ -216,6 +265,10 @@ def encoder_shape(shape: Shape) -> Shape:
 def stack_terms(shape: Shape) -> list[tuple[int, dict[str, Decimal]]]:
     """(how many, terms of one) for each kind of layer: the decoder-only model's layers; or the encoder's
     layers at s_enc and the decoder's, with their cross-attention, at s."""
+    if shape.experts and shape.dense_layers:  # a mixture's first layers with a dense MLP (DeepSeek)
+        dense = replace(shape, experts=0, experts_per_token=0, shared_intermediate=0,
+                        intermediate=shape.dense_intermediate)
+        return [(shape.dense_layers, layer_terms(dense)), (shape.layers - shape.dense_layers, layer_terms(shape))]
     if not shape.decoder_layers:
         return [(shape.layers, layer_terms(shape))]
     decoder = layer_terms(shape)
@@ -233,6 +286,8 @@ def model_terms(shape: Shape) -> dict[str, Decimal]:
     split = shape.tensor_parallel if shape.sequence_parallel else 1
     if shape.embed_norm:
         terms["norms"] = Decimal(norm_bytes(shape) * shape.sequence * shape.micro_batch * shape.hidden) / split
+    if shape.kv_lora_rank:  # latent attention's rotary factors, complex64, computed once per forward pass
+        terms["attention"] = Decimal(4 * shape.sequence * shape.rope_dim)
     if shape.relative_positions:
         pairs = shape.sequence ** 2 + (shape.encoder_sequence ** 2 if shape.decoder_layers else 0)
         terms["scores"] = Decimal(8 * pairs)
@@ -276,27 +331,32 @@ def rebuilt_layer(shape: Shape) -> Decimal:
 class Traits:
     """How Transformers runs a family, where it changes what autograd keeps (measured by
     tools/measure_transformers.py): the norms' kernel, the MLP activation, the eager softmax's precision,
-    Gemma 2's soft-capping and whether the loss upcasts the logits."""
+    Gemma 2's soft-capping, whether the loss upcasts the logits and how the experts run."""
 
     norm: str
     activation: str
     softmax_fp32: bool
     softcap: bool
     loss_fp32: bool
+    experts: str = EXPERT_LOOP
 
 
 def traits(entry: Architecture) -> Traits:
     """LayerNorm is one kernel; RMSNorm computes in fp32 (Gemma's and OLMo 2's multiply by the weight in fp32 and
     keep that fp32 input too, T5's keeps the input). gelu_new, the tanh GELU written out in Python, for GPT-2 and
-    the gated T5s; ReLU for OPT and the first T5s. GPT-2, Whisper and Falcon compute the eager softmax in the
-    activations' precision. T5 and Whisper compute the cross-entropy on the logits as they are."""
+    the gated T5s; ReLU for OPT and the first T5s; gpt-oss's clamped SwiGLU written out, with an fp32 norm like
+    Gemma's. GPT-2, Whisper, Falcon and gpt-oss (with its sink column) compute the eager softmax in the activations'
+    precision. T5 and Whisper compute the cross-entropy on the logits as they are."""
     family = entry.family
-    norm = FUSED_NORM if entry.norm_bias else {"Gemma": GEMMA_NORM, "OLMo": GEMMA_NORM,
+    norm = FUSED_NORM if entry.norm_bias else {"Gemma": GEMMA_NORM, "OLMo": GEMMA_NORM, "gpt-oss": GEMMA_NORM,
                                                 "T5": T5_NORM}.get(family, LLAMA_NORM)
     if family == "GPT-2" or (family == "T5" and entry.mlp == GATED):
         activation = GELU_NEW
     else:
-        activation = RELU if family in ("OPT", "T5") else FUSED_ACTIVATION
-    return Traits(norm=norm, activation=activation, softmax_fp32=family not in ("GPT-2", "Whisper", "Falcon"),
+        activation = RELU if family in ("OPT", "T5") else CLAMPED_SWIGLU if family == "gpt-oss" else FUSED_ACTIVATION
+    return Traits(norm=norm, activation=activation,
+                  softmax_fp32=family not in ("GPT-2", "Whisper", "Falcon", "gpt-oss"),
                   softcap=family == "Gemma" and not entry.qk_norm,  # Gemma 2, not Gemma 3
-                  loss_fp32=family not in ("T5", "Whisper"))
+                  loss_fp32=family not in ("T5", "Whisper"),
+                  experts=EXPERT_FP32 if entry.sigmoid_router else
+                  {"DeepSeek": EXPERT_SORTED, "gpt-oss": EXPERT_TOPK}.get(family, EXPERT_LOOP))

@@ -79,6 +79,7 @@ class Architecture:
     nope_dim: int = 0  # qk_nope_head_dim
     v_head_dim: int = 0
     sinks: bool = False  # a learned sink logit per head in each layer (gpt-oss)
+    sigmoid_router: bool = False  # DeepSeek-V3's router: sigmoid scores over groups of experts (no weight of its own)
     sliding_window: int = 0  # tokens a sliding-window layer attends to (0: every layer attends to all)
     sliding_layers: int = 0  # how many layers use the sliding window
     decoder_layers: int = 0

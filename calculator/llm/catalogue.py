@@ -80,10 +80,11 @@ DEEPSEEK_V3 = "https://github.com/deepseek-ai/DeepSeek-V3/blob/9b4e9788e4a3a731f
 # (experts interleaved with dense layers, a shared expert), but Meta states only the whole image–text model's
 # count (109B, 400B), and the LoRA page cannot yet tell the experts' fused 3-D matrices from the shared
 # expert's separate gate and up projections.
-# On the activation page only where Transformers was measured (tests/data/transformers_activations.json): OLMo 2
-# and SmolLM3 are within 1 %; shrunk as tools/measure_transformers.py shrinks them, gpt-oss keeps 4,5 % more than
-# the page says (the sink column in a bf16 softmax, every expert run on every token in training) and DeepSeek's
-# latent attention is not in the page's terms at all: those two are offered on the other pages only.
+# On the activation page only where Transformers was measured (tests/data/transformers_activations.json): OLMo 2,
+# SmolLM3, gpt-oss-20b (its sink column in a bf16 softmax, fp32 norms, its clamped SwiGLU and top-k softmax router,
+# a sliding window shorter than the measured sequence) and DeepSeek-V2-Lite (latent attention, sorted experts, a
+# dense first layer) and DeepSeek-V3 (the same attention with a compressed query; its experts and sigmoid router run
+# with other code in Transformers, ``sigmoid_router``) are within 1 %.
 MODELS: tuple[Architecture, ...] = (
     # Llama
     Architecture("llama-2-7b", "Llama 2 7B", 32, 4096, 11008, 32, 32, 32000, _hf("meta-llama/Llama-2-7b-hf"),
@@ -208,7 +209,7 @@ MODELS: tuple[Architecture, ...] = (
                  experts_per_token=4, expert_intermediate=2880, sliding_window=128, sliding_layers=12,
                  stated_parameters=20_914_757_184,
                  stated_source=GPT_OSS + "examples/reinforcement-fine-tuning.ipynb",
-                 offered=(LORA, VRAM, TIME)),
+                 offered=(ACTIVATIONS, LORA, VRAM, TIME)),
     Architecture("gpt-oss-120b", "gpt-oss-120b (MoE)", 36, 2880, 2880, 64, 8, 201088, _hf("openai/gpt-oss-120b"),
                  "gpt-oss", head_dim=64, bias=True, sinks=True, fused_gate_up="gate_up_proj", experts=128,
                  experts_per_token=4, expert_intermediate=2880, sliding_window=128, sliding_layers=18,
@@ -219,12 +220,12 @@ MODELS: tuple[Architecture, ...] = (
                  _hf("deepseek-ai/DeepSeek-V2-Lite"), "DeepSeek", experts=64, experts_per_token=6,
                  expert_intermediate=1408, shared_intermediate=2816, dense_layers=1, kv_lora_rank=512, rope_dim=64,
                  nope_dim=128, v_head_dim=128, stated_parameters=15_700_000_000, stated_rounding=10**8,
-                 stated_source=DEEPSEEK_V2_LITE_CARD, offered=(LORA, VRAM, TIME)),
+                 stated_source=DEEPSEEK_V2_LITE_CARD, offered=(ACTIVATIONS, LORA, VRAM, TIME)),
     Architecture("deepseek-v3", "DeepSeek-V3 (671B, MoE)", 61, 7168, 18432, 128, 128, 129280,
                  _hf("deepseek-ai/DeepSeek-V3"), "DeepSeek", experts=256, experts_per_token=8,
-                 expert_intermediate=2048, shared_intermediate=2048, dense_layers=3, q_lora_rank=1536,
+                 expert_intermediate=2048, shared_intermediate=2048, dense_layers=3, q_lora_rank=1536, sigmoid_router=True,
                  kv_lora_rank=512, rope_dim=64, nope_dim=128, v_head_dim=128, stated_parameters=671_000_000_000,
-                 stated_rounding=10**9, stated_source=DEEPSEEK_V3, offered=(LORA, VRAM, TIME)),
+                 stated_rounding=10**9, stated_source=DEEPSEEK_V3, offered=(ACTIVATIONS, LORA, VRAM, TIME)),
     # OLMo 2: norms after attention and after the MLP, query and key norms over the whole projection
     Architecture("olmo-2-7b", "OLMo 2 7B", 32, 4096, 11008, 32, 32, 100352, _hf("allenai/OLMo-2-1124-7B"),
                  "OLMo", qk_norm=True, qk_norm_full=True, stated_parameters=7_300_000_000, stated_rounding=10**8,

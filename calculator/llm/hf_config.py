@@ -218,6 +218,7 @@ def _decoder(keys: _Keys, model_type: str) -> Architecture:
         experts=experts, experts_per_token=chosen, expert_intermediate=expert_inner, shared_intermediate=shared,
         shared_gate=bool(shared) and model_type == "qwen2_moe",
         dense_layers=moe.get("dense_layers", 0), moe_every=moe.get("moe_every", 1), sinks=gpt_oss,
+        sigmoid_router=model_type == "deepseek_v3",
         sliding_window=sliding, sliding_layers=_sliding_layers(keys, layers, model_type) if sliding else 0,
         q_lora_rank=q_rank, kv_lora_rank=kv_rank, rope_dim=rope, nope_dim=nope, v_head_dim=value)
 

@@ -27,7 +27,12 @@ from ..form.svg import stacked_bar
 from ..llm import parallelism as par
 from ..llm.activation_memory import (
     ACTIVATION_EXTRA,
+    CLAMPED_SWIGLU,
     EAGER,
+    EXPERT_FP32,
+    EXPERT_LOOP,
+    EXPERT_SORTED,
+    EXPERT_TOPK,
     FLASH,
     FULL,
     FUSED_ACTIVATION,
@@ -51,7 +56,7 @@ from ..llm.architectures import GATED, PLAIN
 from ..llm.catalogue import ACTIVATIONS, model
 from ..llm.units import BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_MB, BYTES_PER_VALUE
 from .config_paste import config_paster
-from .model_fields import check_head_dim, count_field, head_dim, shape_field
+from .model_fields import LATENT_FIELDS, check_head_dim, count_field, head_dim, shape_field
 from .presets import preset, presets_for
 
 # Components of the breakdown, in the order the bar shows them.
@@ -107,6 +112,10 @@ def shape_of(values: Values) -> Shape:
         experts=integer(values, "experts"), experts_per_token=integer(values, "experts_per_token"),
         shared_intermediate=integer(values, "shared_intermediate_size"),
         decoder_layers=integer(values, "decoder_layers"), encoder_sequence=integer(values, "encoder_sequence"),
+        experts_impl=str(values["experts_impl"]), sinks=values["sinks"] is True,
+        dense_layers=integer(values, "dense_layers"), dense_intermediate=integer(values, "dense_intermediate_size"),
+        q_lora_rank=integer(values, "q_lora_rank"), kv_lora_rank=integer(values, "kv_lora_rank"),
+        rope_dim=integer(values, "qk_rope_head_dim"), v_head_dim=integer(values, "v_head_dim"),
     )
 
 
@@ -206,6 +215,28 @@ def check(values: Values) -> dict[str, str]:
     errors.update(check_pipeline(values))
     errors.update(check_experts(values))
     errors.update(check_encoder(values))
+    errors.update(check_latent(values))
+    return errors
+
+
+def check_latent(values: Values) -> dict[str, str]:
+    """Dense first layers of a mixture, and latent attention's sizes."""
+    errors = {}
+    dense, experts = integer(values, "dense_layers"), integer(values, "experts")
+    if dense and (not experts or dense >= integer(values, "layers")):
+        errors["dense_layers"] = ("Strati con MLP denso: valgono solo in un modello a esperti, e devono essere meno"
+                                  " degli strati; altrimenti lascia 0.")
+    elif dense and not integer(values, "dense_intermediate_size"):
+        errors["dense_intermediate_size"] = ("Strati densi: con strati a MLP denso serve la loro dimensione"
+                                             " intermedia.")
+    rank, rope = integer(values, "kv_lora_rank"), integer(values, "qk_rope_head_dim")
+    latent = ("q_lora_rank", "qk_rope_head_dim", "v_head_dim")
+    if not rank and any(integer(values, key) for key in latent):
+        errors["kv_lora_rank"] = ("Attenzione latente: q_lora_rank, qk_rope_head_dim e v_head_dim valgono solo con"
+                                  " kv_lora_rank; per l'attenzione ordinaria lasciali a 0.")
+    elif rank and (not integer(values, "v_head_dim") or rope >= head_dim(values)):
+        errors["v_head_dim"] = ("Attenzione latente: servono v_head_dim e una qk_rope_head_dim minore della"
+                                " dimensione di ogni testa (qk_nope_head_dim + qk_rope_head_dim).")
     return errors
 
 
@@ -315,6 +346,9 @@ CALCULATOR = Calculator(
               group="Modello", help="Gemma 2 e 3: quattro normalizzazioni per strato invece di due."),
         Field(id="softcap", label="Soft-capping di punteggi e logit", default="", kind=Kind.FLAG, group="Modello",
               help="Gemma 2 limita punteggi e logit con una tanh, che conserva la sua uscita."),
+        Field(id="sinks", label="Sink dell'attenzione (gpt-oss)", default="", kind=Kind.FLAG, group="Modello",
+              help="Un logit appreso per testa che entra nella softmax come colonna in più: con l'attenzione eager"
+                   " la softmax conserva s × (s + 1) valori per testa."),
         Field(id="parallel_block", label="Attenzione e MLP in parallelo (Falcon)", default="", kind=Kind.FLAG,
               group="Modello", help="Una sola normalizzazione per strato, la cui uscita entra sia nell'attenzione"
                                     " sia nell'MLP."),
@@ -325,7 +359,22 @@ CALCULATOR = Calculator(
         _count("mel_bins", "Bande mel del front-end audio (Whisper)",
                "num_mel_bins: l'encoder di Whisper legge 2 frame audio per posizione con due convoluzioni; 0 per"
                " un modello di testo.", maximum=10_000),
-        *(_shape(key) for key in ("experts", "experts_per_token", "shared_intermediate_size", "decoder_layers")),
+        *(_shape(key) for key in ("experts", "experts_per_token", "shared_intermediate_size", "dense_layers",
+                                  "dense_intermediate_size")),
+        Field(id="experts_impl", label="Esperti in Transformers", default=EXPERT_LOOP, kind=Kind.CHOICE,
+              group="Modello", options=(Option(EXPERT_LOOP, "Un esperto alla volta (Mixtral, Qwen)"),
+                                        Option(EXPERT_SORTED, "Token ordinati per esperto (DeepSeek-V2)"),
+                                        Option(EXPERT_FP32, "Uno alla volta, pesi in fp32 (DeepSeek-V3)"),
+                                        Option(EXPERT_TOPK, "Softmax sui k scelti (gpt-oss)")),
+              help="Come Transformers fa passare i token dagli esperti, che cambia quanto conservano: Mixtral e"
+                   " Qwen raccolgono i token di ogni esperto e ne sommano l'uscita pesata; DeepSeek-V2 ordina le"
+                   " copie dei token per esperto e pesa le uscite in fp32, con il router in fp32; DeepSeek-V3 fa"
+                   " passare un esperto alla volta come Mixtral ma somma le uscite pesate in fp32; gpt-oss fa la"
+                   " softmax del router solo sui k esperti scelti."),
+        *(_shape(key, "Qui la dimensione di ogni testa è quella di query e chiave (qk_nope_head_dim +"
+                      " qk_rope_head_dim)." if key == "kv_lora_rank" else "") for key in LATENT_FIELDS
+          if key != "qk_nope_head_dim"),
+        _shape("decoder_layers"),
         Field(id="sequence_length", label="Lunghezza delle sequenze", default="4096", unit="token",
               group="Addestramento", maximum=Decimal(MAX_SEQUENCE), example="4096",
               help="Token di ogni campione (s); in un modello encoder–decoder, quelli del decoder."),
@@ -352,10 +401,11 @@ CALCULATOR = Calculator(
               group="Addestramento",
               options=(Option(FUSED_ACTIVATION, "SiLU o GELU in un'operazione sola"),
                        Option(RELU, "ReLU (conserva solo l'uscita: OPT, T5 1.0)"),
-                       Option(GELU_NEW, "GELU tanh in Python (gelu_new)")),
+                       Option(GELU_NEW, "GELU tanh in Python (gelu_new)"),
+                       Option(CLAMPED_SWIGLU, "SwiGLU limitata in Python (gpt-oss)")),
               help="SiLU o GELU in un'operazione sola conserva il suo input. La gelu_new di Transformers (GELU tanh"
                    " scritta in Python: GPT-2, Flan-T5) conserva tre tensori intermedi in più per ogni valore"
-                   " dell'MLP; la ReLU uno in meno."),
+                   " dell'MLP, come la SwiGLU limitata di gpt-oss; la ReLU uno in meno."),
         Field(id="attention", label="Implementazione dell'attenzione", default=FLASH, kind=Kind.CHOICE,
               group="Addestramento",
               options=(Option(FLASH, "FlashAttention / SDPA (statistiche O(s))"),

@@ -169,6 +169,11 @@ def test_tensor_parallelism_never_adds_memory_per_gpu(shape: Shape, t: int, sequ
         ({"decoder_layers": "24"}, "encoder_sequence", "serve anche questa"),
         ({"encoder_sequence": "512"}, "encoder_sequence", "solo per i modelli encoder–decoder"),
         ({"mel_bins": "80"}, "mel_bins", "solo negli encoder–decoder come Whisper"),
+        ({"dense_layers": "1"}, "dense_layers", "solo in un modello a esperti"),
+        ({"experts": "8", "experts_per_token": "2", "dense_layers": "1"}, "dense_intermediate_size",
+         "serve la loro dimensione"),
+        ({"v_head_dim": "128"}, "kv_lora_rank", "valgono solo con kv_lora_rank"),
+        ({"kv_lora_rank": "512", "qk_rope_head_dim": "64"}, "v_head_dim", "servono v_head_dim"),
     ],
 )
 def test_impossible_combinations_get_italian_messages(changes: dict[str, str], field: str, words: str) -> None:
