@@ -4,7 +4,6 @@ one page in at most eight edits; the answers are Python's for the same values.""
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable
 
 from playwright.sync_api import Locator, Page, expect
