@@ -25,6 +25,8 @@ CALC = CALCULATORS["memoria-attivazioni"]
 GPT3 = CALC.examples["gpt3_sp_selettivo"]  # GPT-3 175B as Korthikanti et al. train it: t = 8, SP, selective
 PRESETS = {preset.id: dict(preset.values) for preset in CALC.presets}
 DECODERS = sorted(key for key, values in PRESETS.items() if values.get("decoder_layers") in (None, "0"))
+# Decoders whose layers are all alike: a stack with dense first layers (DeepSeek) puts unlike layers in the first stage.
+UNIFORM = [key for key in DECODERS if PRESETS[key].get("dense_layers") in (None, "0")]
 
 
 def _number(value: object) -> Decimal:
@@ -66,7 +68,7 @@ def test_korthikanti_the_first_stage_holds_the_whole_models_layers() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(model=st.sampled_from(DECODERS), stages=st.sampled_from([2, 3, 4, 6, 8, 12, 16]),
+@given(model=st.sampled_from(UNIFORM), stages=st.sampled_from([2, 3, 4, 6, 8, 12, 16]),
        micro_batches=st.integers(1, 24), checkpointing=st.sampled_from(["nessuno", "selettivo", "completo", "selettivo_op"]),
        sequence=st.sampled_from(["1024", "4096"]), micro_batch=st.sampled_from(["1", "2"]))
 def test_the_first_stage_never_holds_more_than_the_whole_model(model: str, stages: int, micro_batches: int,
@@ -74,7 +76,7 @@ def test_the_first_stage_never_holds_more_than_the_whole_model(model: str, stage
                                                                micro_batch: str) -> None:
     """What holds exactly, under 1F1B, for decoder-only models whose layers divide by PP: a GPU of the first stage
     keeps (the PP = 1 activations less the logits) × min(PP, m)/PP, so never more than with PP = 1, and exactly the
-    whole model's layers once the pipeline is full (m ≥ PP). Not claimed: interleaved schedules (they add
+    whole model's layers once the pipeline is full (m ≥ PP). Not claimed: stacks with dense first layers, interleaved schedules (they add
     (PP − 1)/v micro-batches), offloaded checkpoints (a fixed number of layers stays on the GPU per micro-batch in
     flight), and BLOOM's norm after the embeddings (the first stage keeps it for every micro-batch in flight)."""
     values = {**PRESETS[model], "checkpointing": checkpointing, "sequence_length": sequence,
