@@ -74,11 +74,12 @@ def test_korthikanti_the_first_stage_holds_the_whole_models_layers() -> None:
 def test_the_first_stage_never_holds_more_than_the_whole_model(model: str, stages: int, micro_batches: int,
                                                                checkpointing: str, sequence: str,
                                                                micro_batch: str) -> None:
-    """What holds exactly, under 1F1B, for decoder-only models whose layers divide by PP: a GPU of the first stage
-    keeps (the PP = 1 activations less the logits) × min(PP, m)/PP, so never more than with PP = 1, and exactly the
-    whole model's layers once the pipeline is full (m ≥ PP). Not claimed: stacks with dense first layers, interleaved schedules (they add
-    (PP − 1)/v micro-batches), offloaded checkpoints (a fixed number of layers stays on the GPU per micro-batch in
-    flight), and BLOOM's norm after the embeddings (the first stage keeps it for every micro-batch in flight)."""
+    """What holds exactly, under 1F1B, for decoder-only models of alike layers that divide by PP: a GPU of the first
+    stage keeps (the PP = 1 activations less the logits) × min(PP, m)/PP, so never more than with PP = 1, and exactly
+    the whole model's layers once the pipeline is full (m ≥ PP). Not claimed: stacks with dense first layers,
+    interleaved schedules (they add (PP − 1)/v micro-batches), offloaded checkpoints (a fixed number of layers stays on
+    the GPU per micro-batch in flight), and BLOOM's norm after the embeddings (the first stage keeps it for every
+    micro-batch in flight)."""
     values = {**PRESETS[model], "checkpointing": checkpointing, "sequence_length": sequence,
               "micro_batch": micro_batch}
     layers = int(values["layers"])
