@@ -61,7 +61,8 @@ ZERO_STAGES = {
 TRAIT_FIELDS = ("mlp", "norms", "activation_impl", "softmax_fp32", "qk_norm", "post_norms", "softcap",
                 "parallel_block", "embed_norm", "relative_positions", "mel_bins", "experts_per_token",
                 "shared_intermediate_size", "decoder_layers", "encoder_sequence", "dropout", "loss_fp32",
-                "sequence_parallel")
+                "sequence_parallel", "sinks", "dense_layers", "dense_intermediate_size", "experts_impl",
+                "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "v_head_dim")
 STEP_COMPONENTS = {"weights": "Pesi", "gradients": "Gradienti", "optimizer": "Stati dell'ottimizzatore",
                    "activations": "Attivazioni", "loss": "Logit e loss", "temporaries": "Temporanei"}
 

@@ -15,6 +15,7 @@ from ..llm import training_step as ts
 from ..llm.activation_memory import (
     ACTIVATION_EXTRA,
     EAGER,
+    EXPERT_LOOP,
     FLASH,
     FULL,
     GEMMA_NORM,
@@ -59,6 +60,7 @@ class StepInput:
 
 def architecture_of(values: Values) -> Architecture:
     heads = integer(values, "attention_heads")
+    latent, rope = _count(values, "kv_lora_rank"), _count(values, "qk_rope_head_dim")
     return Architecture(
         "campi", "", layers=integer(values, "layers"), hidden=integer(values, "hidden_size"),
         intermediate=integer(values, "intermediate_size"), heads=heads, kv_heads=integer(values, "kv_heads") or heads,
@@ -67,7 +69,16 @@ def architecture_of(values: Values) -> Architecture:
         experts=integer(values, "experts"), expert_intermediate=integer(values, "intermediate_size"),
         experts_per_token=integer(values, "experts_per_token"),
         shared_intermediate=integer(values, "shared_intermediate_size"),
-        decoder_layers=integer(values, "decoder_layers"))
+        decoder_layers=integer(values, "decoder_layers"),
+        sinks=values.get("sinks") is True, q_lora_rank=_count(values, "q_lora_rank"),
+        kv_lora_rank=latent, rope_dim=rope, v_head_dim=_count(values, "v_head_dim"),
+        nope_dim=head_dim(values) - rope if latent else 0)
+
+
+def _count(values: Values, key: str) -> int:
+    """A count the step convention may lack (an older link): 0 then."""
+    value = values.get(key)
+    return int(value) if isinstance(value, Decimal) else 0
 
 
 def norm_of(values: Values, precision: str, method: str) -> str:
@@ -105,7 +116,11 @@ def shape_of(values: Values, arch: Architecture, precision: str, method: str = t
         sequence_parallel=values.get("sequence_parallel") is True, checkpointing=str(values["checkpointing"]),
         experts=arch.experts, experts_per_token=arch.experts_per_token,
         shared_intermediate=arch.shared_intermediate, decoder_layers=arch.decoder_layers,
-        encoder_sequence=integer(values, "encoder_sequence"))
+        encoder_sequence=integer(values, "encoder_sequence"),
+        experts_impl=str(values.get("experts_impl") or EXPERT_LOOP), sinks=arch.sinks,
+        dense_layers=_count(values, "dense_layers"), dense_intermediate=_count(values, "dense_intermediate_size"),
+        q_lora_rank=arch.q_lora_rank, kv_lora_rank=arch.kv_lora_rank, rope_dim=arch.rope_dim,
+        v_head_dim=arch.v_head_dim)
 
 
 def trainable_count(values: Values, arch: Architecture, parameters: int) -> int:
