@@ -242,6 +242,7 @@ class Preset:
     group: str = "Compila con un modello:"
     modes: tuple[str, ...] = ()
     note: str = ""  # a second, smaller line of the button (a GPU's memory in both units)
+    section: str = ""  # a long row is shown in sections (a model's family), with a filter box
 
 
 @dataclass(frozen=True)

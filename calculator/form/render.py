@@ -359,7 +359,7 @@ def _snippets(calc: Calculator, evaluation: Evaluation) -> str:
 def _presets(calc: Calculator, mode: str, values: Mapping[str, str]) -> dict[str, str]:
     """The rows of preset buttons by the field group they go in: the group of every field they fill, or
     "" (above the form) when they fill fields of several groups. The button whose texts the fields hold is pressed."""
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, list[tuple[str, str]]] = {}  # per row: (section, button)
     modes: dict[str, tuple[str, ...]] = {}
     filled: dict[str, set[str]] = {}
     held: dict[str, str] = {}  # per row, the first preset whose texts the fields hold: the one shown pressed
@@ -371,21 +371,43 @@ def _presets(calc: Calculator, mode: str, values: Mapping[str, str]) -> dict[str
         filled.setdefault(preset.group, set()).update(calc.group_of(f) for f in calc.fields if f.id in preset.values)
         state = "true" if held.get(preset.group) == preset.id else "false"
         # A note (a GPU's memory in both units) is part of the button's text, so of its name too (WCAG 2.5.3).
-        groups.setdefault(preset.group, []).append(
+        groups.setdefault(preset.group, []).append((preset.section, (
             f'<button type="button" class="md-button calc__preset" data-preset="{_a(json.dumps(_own(calc, preset)))}"'
             f' aria-pressed="{state}">{_t(preset.label)}'
             + (f' <span class="calc__preset-note">{_t(preset.note)}</span>' if preset.note else "")
             + "</button>"
-        )
+        )))
     rows: dict[str, str] = {}
     for index, (group, buttons) in enumerate(groups.items()):
         label_id = f"{calc.id}--preimpostati-{index}"
         place = next(iter(filled[group])) if len(filled[group]) == 1 else ""
         rows[place] = rows.get(place, "") + (
             f'<div class="calc__presets" role="group" aria-labelledby="{_a(label_id)}"{_modes(modes[group], mode)}>'
-            f'<span class="calc__presets-label" id="{_a(label_id)}">{_t(group)}</span>{"".join(buttons)}</div>'
+            f'<span class="calc__presets-label" id="{_a(label_id)}">{_t(group)}</span>{_buttons(buttons, label_id)}'
+            "</div>"
         )
     return rows
+
+
+def _buttons(buttons: list[tuple[str, str]], label_id: str) -> str:
+    """A row's buttons; a long row whose presets have sections (a model's family), each section a labelled group,
+    and a filter box the page's script shows (hidden without it, where it could not filter)."""
+    if len(buttons) < SECTIONED_ROW or not all(section for section, _ in buttons):
+        return "".join(button for _, button in buttons)
+    sections: dict[str, list[str]] = {}
+    for section, button in buttons:
+        sections.setdefault(section, []).append(button)
+    filter_box = (f'<input type="search" class="calc__preset-filter" data-preset-filter hidden autocomplete="off"'
+                  f' aria-label="Filtra i pulsanti: nome o famiglia" placeholder="Filtra: nome o famiglia"'
+                  f' aria-controls="{_a(label_id)}-sezioni">')
+    groups = "".join(
+        f'<span class="calc__preset-section" role="group" aria-label="{_a(section)}" data-section="{_a(section)}">'
+        f'<span class="calc__preset-family" aria-hidden="true">{_t(section)}</span>{"".join(items)}</span>'
+        for section, items in sections.items())
+    return f'{filter_box}<span class="calc__preset-sections" id="{_a(label_id)}-sezioni">{groups}</span>'
+
+
+SECTIONED_ROW = 12  # buttons from which a row with sections is shown by section, with a filter box
 
 
 def _t(text: str) -> str:

@@ -69,7 +69,7 @@ def preset(model_id: str, group: str = MODEL_GROUP, head_dim: bool = False) -> P
     texts = field_texts(entry)
     if head_dim:
         texts["head_dim"] = str(entry.dim)
-    return Preset(entry.id, entry.label, texts, group)
+    return Preset(entry.id, entry.label, texts, group, section=entry.family)
 
 
 def presets_for(tag: str, head_dim: bool = False) -> tuple[Preset, ...]:

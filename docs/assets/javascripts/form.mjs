@@ -6,7 +6,7 @@
 // Every rule (which mode applies, what a checkbox's text means, which unit a field shows, the text
 // of a result without value) is Python's: it arrives in the answer or in attributes it rendered.
 // Each part of the form is mounted on the data-* attributes the Python renderer writes
-// (mountAddress, mountEngine, mountReset, mountPresets, mountCopy, mountFeeds).
+// (mountAddress, mountEngine, mountReset, mountPresets, mountPresetFilter, mountCopy, mountFeeds).
 //
 // Form attributes it maintains, for styles and tests:
 //   data-state  = loading | ready | error   (the engine)
@@ -435,6 +435,30 @@ export function mountPresets(form, onEdit) {
   }
 }
 
+/** A long row of presets shown by section ([data-preset-filter]): typing keeps the buttons whose name or section
+ * holds every word typed; a section left without buttons is hidden with them. */
+export function mountPresetFilter(form) {
+  const fold = (text) => text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+  for (const box of form.querySelectorAll("[data-preset-filter]")) {
+    const row = box.closest(".calc__presets");
+    box.hidden = false;
+    box.addEventListener("input", (event) => {
+      event.stopPropagation(); // not a field: nothing to compute
+      const words = fold(box.value).split(/\s+/).filter(Boolean);
+      for (const section of row.querySelectorAll("[data-section]")) {
+        let shown = 0;
+        for (const button of section.querySelectorAll("[data-preset]")) {
+          const text = fold(`${section.dataset.section} ${button.textContent}`);
+          button.hidden = !words.every((word) => text.includes(word));
+          if (!button.hidden) shown += 1;
+        }
+        section.hidden = shown === 0;
+      }
+    });
+    box.addEventListener("change", (event) => event.stopPropagation());
+  }
+}
+
 /**
  * A pasted document (a model's config.json) read by the Python module in the worker into field texts, which
  * fill the fields as a preset does; its notes are shown as text. The text area and the file input have no name:
@@ -557,6 +581,7 @@ export function mountCalculator(form) {
   });
   markPresets(form); // values from the address or this device
   mountPresets(form, onEdit);
+  mountPresetFilter(form);
   mountPaste(form, onEdit);
   mountCopy(form, address);
   mountFeeds(form, address);
