@@ -26,14 +26,21 @@ class Workload:
     attention_width: int = 0  # H·Q: heads × head dimension
     context: int = 0  # T: tokens of context the attention of a token covers
     attention: bool = True  # count PaLM's attention term
+    window: int = 0  # a sliding window: its layers cover min(T, window) tokens (0: none)
+    window_layers: int = 0  # how many of the layers attend through the window
     frozen_base: bool = False  # LoRA/QLoRA: no weight gradients for the N parameters
     adapters: int = 0  # trainable adapter parameters, when the base is frozen
     recompute: bool = False  # full activation checkpointing: one more forward pass
 
     @property
     def attention_flops(self) -> int:
-        """Forward + backward of QKᵀ and of the scores times V, per token."""
-        return 12 * self.layers * self.attention_width * self.context if self.attention else 0
+        """Forward + backward of QKᵀ and of the scores times V, per token; a layer with a sliding window covers at
+        most its window (as the kernels that skip the masked blocks compute it)."""
+        if not self.attention:
+            return 0
+        windowed = min(self.window_layers, self.layers) if self.window else 0
+        covered = (self.layers - windowed) * self.context + windowed * min(self.context, self.window)
+        return 12 * self.attention_width * covered
 
     def model_flops_per_token(self) -> int:
         if self.frozen_base:

@@ -66,6 +66,11 @@ SHAPE: dict[str, ShapeField] = {
     "qk_nope_head_dim": ShapeField("Attenzione latente: qk_nope_head_dim", "Parte di ogni testa di query e chiave"
                                    " senza RoPE.", zero=True),
     "v_head_dim": ShapeField("Attenzione latente: v_head_dim", "Dimensione di ogni testa dei valori.", zero=True),
+    "sliding_window": ShapeField("Finestra scorrevole (token)", "sliding_window: quanti token precedenti vede uno"
+                                 " strato a finestra (gpt-oss 128, Gemma 3 1024); 0 se ogni strato li vede tutti.",
+                                 10_000_000, zero=True),
+    "sliding_layers": ShapeField("Strati a finestra scorrevole", "Quanti strati usano la finestra (gpt-oss: uno su"
+                                 " due; Gemma 3: cinque su sei); 0 se nessuno.", 100_000, zero=True),
 }
 LATENT_FIELDS = ("q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim")
 

@@ -39,6 +39,7 @@ def field_texts(entry: Architecture) -> dict[str, str]:
         "attention_layout": FUSED_QKV if entry.fused_qkv else SEPARATE,
         "mlp_layout": FUSED_GATE_UP if entry.fused_gate_up else entry.mlp,
         "experts": str(entry.experts), "shared_intermediate_size": str(entry.shared_intermediate),
+        "sliding_window": str(entry.sliding_window), "sliding_layers": str(entry.sliding_layers),
         "decoder_layers": str(entry.decoder_layers), "experts_per_token": str(entry.experts_per_token),
         "norms": family.norm, "activation_impl": family.activation, "experts_impl": family.experts,
         "softmax_fp32": _flag(family.softmax_fp32), "qk_norm": _flag(entry.qk_norm),

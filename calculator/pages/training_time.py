@@ -94,6 +94,7 @@ def read(values: Values) -> TimeInput:
     workload = Workload(
         parameters=max(multiplying, 0), layers=integer(values, "layers"),
         attention_width=integer(values, "attention_heads") * integer(values, "head_dim"), context=sequence,
+        window=integer(values, "sliding_window"), window_layers=integer(values, "sliding_layers"),
         attention=values["attention_flops"] is True, frozen_base=values["method"] == FROZEN,
         adapters=int(number(values, "adapter_million") * 10**6) if values["method"] == FROZEN else 0,
         recompute=values["recompute"] == RECOMPUTE,
@@ -163,6 +164,12 @@ def check(values: Values) -> dict[str, str]:
     if number(values, "embedding_million") >= (active or total) * 1000:
         errors["embedding_million"] = ("Embedding in ingresso: devono essere meno dei parametri (attivi) del modello,"
                                        " perché il calcolo conta quelli che restano.")
+    if integer(values, "sliding_layers") > integer(values, "layers"):
+        errors["sliding_layers"] = (f"Strati a finestra scorrevole: sono al più gli strati del modello"
+                                    f" ({integer(values, 'layers')}).")
+    if integer(values, "sliding_layers") and not integer(values, "sliding_window"):
+        errors["sliding_window"] = ("Finestra scorrevole: indica quanti token vede uno strato a finestra, oppure metti"
+                                    " 0 strati a finestra.")
     if optional_number(values, "tokens_billion") is None and optional_number(values, "dataset_samples") is None:
         errors["tokens_billion"] = ("Token da elaborare: indica i token, oppure i campioni del dataset (con le epoche e"
                                     " la lunghezza delle sequenze).")
@@ -246,6 +253,8 @@ CALCULATOR = Calculator(
         # No hidden size here to derive it from: the head dimension is always typed (presets fill it).
         replace(_shape("head_dim", "Servono per i FLOP dell'attenzione."), optional=False,
                 default=str(DEFAULT_MODEL.dim)),
+        _shape("sliding_window", "Con la finestra l'attenzione di quegli strati copre al più la finestra."),
+        _shape("sliding_layers", "Servono per i FLOP dell'attenzione."),
         Field(id="sequence_length", label="Lunghezza delle sequenze", default="4096", unit="token", group="Modello",
               maximum=Decimal(10_000_000), help="Token di ogni campione: il contesto che l'attenzione di ogni token"
                                                 " copre (T)."),

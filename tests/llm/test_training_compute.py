@@ -52,3 +52,17 @@ def test_gpus_for_a_deadline_are_the_fewest_that_make_it(seconds: Decimal, mfu: 
     gpus = gpus_for(total, seconds, peak, mfu)
     assert training_seconds(total, gpus, peak, mfu) <= seconds
     assert gpus == 1 or training_seconds(total, gpus - 1, peak, mfu) > seconds
+
+
+@pytest.mark.parametrize(("window", "window_layers", "covered"), [
+    (0, 12, 24 * 8192),  # no window: every layer covers the whole context
+    (128, 12, 12 * 8192 + 12 * 128),  # gpt-oss: one layer in two sees 128 tokens
+    (16384, 12, 24 * 8192),  # a window longer than the context changes nothing
+    (128, 99, 24 * 128),  # more windowed layers than layers: all of them, not more
+], ids=["senza", "gpt-oss", "finestra-lunga", "troppi-strati"])
+def test_a_sliding_window_bounds_its_layers_attention(window: int, window_layers: int, covered: int) -> None:
+    work = Workload(parameters=10**9, layers=24, attention_width=64 * 64, context=8192, window=window,
+                    window_layers=window_layers)
+    assert work.attention_flops == 12 * 64 * 64 * covered
+    assert Workload(parameters=10**9, layers=24, attention_width=4096, context=8192, window=window,
+                    window_layers=window_layers, attention=False).attention_flops == 0

@@ -80,3 +80,30 @@ def test_gpu_buttons_fill_the_datasheets_dense_peaks() -> None:
     assert presets["h100-80-fp8"]["peak_tflops"] == "1.979" or presets["h100-80-fp8"]["peak_tflops"] == "1979"
     assert all(f"{gpu.id}-bf16" in presets for gpu in GPUS)
     assert "a100-80-fp8" not in presets  # no fp8 on Ampere
+
+
+def test_sliding_windows_shrink_the_attention_of_their_layers_only() -> None:
+    """Gemma 3 27B at 32768 tokens: 52 of its 62 layers see 1024 tokens; the button fills the window, and the FLOPs
+    per token are those of the workload with the window (and fewer than with every layer global)."""
+    from calculator.llm.catalogue import model
+    from calculator.llm.training_compute import Workload
+    from calculator.pages.presets import field_texts
+
+    gemma = model("gemma-3-27b")
+    texts = {k: v for k, v in field_texts(gemma).items() if k in {f.id for f in CALCULATORS[TIME].fields}}
+    assert (texts["sliding_window"], texts["sliding_layers"]) == ("1024", "52")
+    windowed = outputs(TIME, texts, sequence_length="32768")
+    everywhere = outputs(TIME, texts, sequence_length="32768", sliding_layers="0")
+    assert number(windowed["flops_per_token_g"]) < number(everywhere["flops_per_token_g"])
+    width = gemma.heads * gemma.dim
+    saved = Workload(1, layers=62, attention_width=width, context=32768).attention_flops - Workload(
+        1, layers=62, attention_width=width, context=32768, window=1024, window_layers=52).attention_flops
+    assert saved == 12 * width * 52 * (32768 - 1024)
+    difference = (number(everywhere["flops_per_token_g"]) - number(windowed["flops_per_token_g"])) * 10**9
+    assert abs(difference - saved) <= Decimal("0.01") * saved  # the figures are rounded for display
+
+
+def test_a_window_needs_its_size_and_at_most_every_layer() -> None:
+    assert "al più gli strati del modello (32)" in evaluation(TIME, sliding_layers="33", sliding_window="128").errors[
+        "sliding_layers"]
+    assert "indica quanti token" in evaluation(TIME, sliding_layers="4", sliding_window="0").errors["sliding_window"]
