@@ -111,8 +111,9 @@ function download(engineDir) {
   return files;
 }
 
-/** loadPyodide compiles the runtime only once it holds the whole snapshot: hand it the module compiled meanwhile. */
-function useCompiledRuntime(runtime) {
+/** loadPyodide compiles the runtime only once it holds the whole snapshot: hand it the module compiled meanwhile,
+ * its memory grown to the snapshot's size (a restore needs it; a normal start does not mind). */
+function useCompiledRuntime(runtime, snapshot) {
   const instantiateStreaming = WebAssembly.instantiateStreaming;
   WebAssembly.instantiateStreaming = async (source, imports) => {
     let module;
@@ -122,12 +123,15 @@ function useCompiledRuntime(runtime) {
       return instantiateStreaming(source, imports);
     }
     Promise.resolve(source).then((response) => response.body?.cancel(), () => {}); // its own download is dropped
-    return { module, instance: await WebAssembly.instantiate(module, imports) };
+    const instance = await WebAssembly.instantiate(module, imports);
+    const [, file] = await modules;
+    await snapshot.then((bytes) => file.fitSnapshot(instance, bytes), () => {});
+    return { module, instance };
   };
 }
 
 async function boot(engineDir, files) {
-  useCompiledRuntime(files.runtime);
+  useCompiledRuntime(files.runtime, files.snapshot);
   // Neither way starts without the runtime: if it cannot be downloaded or compiled, the start fails now.
   const withoutRuntime = files.runtime.then(() => new Promise(() => {}));
   return Promise.race([start(files, engineDir), withoutRuntime]);

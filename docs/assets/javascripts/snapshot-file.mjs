@@ -103,3 +103,14 @@ function concat(a, b) {
   joined.set(b, a.length);
   return joined;
 }
+
+/**
+ * Pyodide restores a snapshot into the memory its runtime has right after start-up (the runtime's own memory, which
+ * INITIAL_MEMORY does not size): a snapshot of a larger memory would not fit. Grow the new instance's memory to the
+ * snapshot's size first. @param {WebAssembly.Instance} instance @param {Uint8Array} snapshot
+ */
+export function fitSnapshot(instance, snapshot) {
+  const memory = instance.exports.memory;
+  const pages = Math.ceil(snapshot.length / 65536) - memory.buffer.byteLength / 65536;
+  if (pages > 0) memory.grow(pages);
+}
