@@ -318,6 +318,9 @@ class Calculator:
     # Fields these values have no use for (a LoRA target the model lacks): hidden, as another mode's fields are,
     # but chosen for each answer by Python from every value, not by one choice field.
     absent: Callable[[Values], Collection[str]] | None = None
+    # The defaults are one preset's values (the page opens with it pressed and its groups folded), unless this says
+    # why they are not (an article's example that no preset is): a test holds every calculator to one or the other.
+    unlike_presets: str = ""
 
     def mode(self, values: Mapping[str, object]) -> str:
         """The current mode ('' for calculators without modes)."""

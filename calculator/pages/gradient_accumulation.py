@@ -419,6 +419,8 @@ CALCULATOR = Calculator(
     glance=("gpu_fit", "effective_batch", "micro_batch_plan", "accumulation_needed", "activation_memory"),
     tones=margin_tones("gpu_fit", "gpu_headroom_gb"),
     presets=gpu_presets(modes=(ON_GPU,)),
+    # By use: the batch, the memory and the GPU first; model parallelism (only for two configs' snippets) last.
+    layout=tuple((group, ()) for group in ("Modalità", "Batching", "Memoria", "GPU", "Facoltativi")),
     feeds=(
         Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con questa memoria delle attivazioni e queste GPU",
              {"activation_gb": "activation_memory_gb", "gpus": "data_parallel_gpus"}),

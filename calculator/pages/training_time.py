@@ -25,7 +25,7 @@ from ..form.model import (
     number,
     optional_number,
 )
-from ..form.numbers import format_decimal, format_field
+from ..form.numbers import format_decimal, format_exact_field, format_field
 from ..form.svg import bars
 from ..llm.catalogue import TIME, model
 from ..llm.gpus import GPU_DEFAULT, GPUS
@@ -228,7 +228,7 @@ CALCULATOR = Calculator(
               options=(Option(HOW_LONG, "Tempo e costo con queste GPU"),
                        Option(DEADLINE, "GPU per finire entro una scadenza")),
               help="Con una scadenza il calcolatore trova il numero di GPU più piccolo che la rispetta."),
-        Field(id="parameters_billion", label="Parametri del modello", default=format_field(
+        Field(id="parameters_billion", label="Parametri del modello", default=format_exact_field(
               Decimal(DEFAULT_MODEL.parameters()) / 10**9), kind=Kind.DECIMAL, unit="miliardi", group="Modello",
               minimum=Decimal(0), exclusive_minimum=True, maximum=Decimal(100_000), example="8,03",
               help="Tutti i parametri, come li dichiara chi pubblica il modello."),
@@ -236,7 +236,7 @@ CALCULATOR = Calculator(
               unit="miliardi", group="Modello", optional=True, minimum=Decimal(0), exclusive_minimum=True,
               maximum=Decimal(100_000), example="12,88",
               help="Solo per i modelli a esperti: i parametri che ogni token attraversa (Mixtral 8x7B: 12,9 miliardi)."),
-        Field(id="embedding_million", label="Embedding in ingresso, esclusi dal calcolo", default=format_field(
+        Field(id="embedding_million", label="Embedding in ingresso, esclusi dal calcolo", default=format_exact_field(
               Decimal(DEFAULT_MODEL.input_embedding()) / 10**6), kind=Kind.DECIMAL, unit="milioni", group="Modello",
               minimum=Decimal(0), maximum=Decimal(100_000_000), example="525,34",
               help="La tabella degli embedding è una ricerca, non un prodotto: vocabolario × dimensione nascosta."
@@ -246,11 +246,11 @@ CALCULATOR = Calculator(
         # No hidden size here to derive it from: the head dimension is always typed (presets fill it).
         replace(_shape("head_dim", "Servono per i FLOP dell'attenzione."), optional=False,
                 default=str(DEFAULT_MODEL.dim)),
-        Field(id="sequence_length", label="Lunghezza delle sequenze", default="4096", unit="token", group="Modello",
+        Field(id="sequence_length", label="Lunghezza delle sequenze", default="4096", unit="token", group="Dati",
               maximum=Decimal(10_000_000), help="Token di ogni campione: il contesto che l'attenzione di ogni token"
                                                 " copre (T)."),
         Field(id="attention_flops", label="Conta i FLOP dell'attenzione (12·L·H·Q·T)", default="on", kind=Kind.FLAG,
-              group="Modello", help="Come l'appendice B di PaLM: i prodotti di query e chiavi e dei punteggi per i"
+              group="Metodo", help="Come l'appendice B di PaLM: i prodotti di query e chiavi e dei punteggi per i"
                                     " valori, che crescono con la lunghezza delle sequenze."),
         Field(id="method", label="Metodo", default=FULL, kind=Kind.CHOICE, group="Metodo",
               options=(Option(FULL, "Addestramento completo (tutti i pesi)"),
@@ -327,6 +327,7 @@ CALCULATOR = Calculator(
     chart=chart,
     glance=("time_days", "gpus_needed", "cost_eur"),
     presets=(*presets_for(TIME, head_dim=True), *_gpu_presets(), *_reference_presets()),
+    fold=("Modello",),  # the architecture, collapsed while a model's button fills it
     feeds=(
         Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con lo stesso modello e le stesse GPU",
              {"parameters_billion": "parameters_billion", "gpus": "gpus"}),

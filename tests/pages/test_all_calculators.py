@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from calculator import CALCULATORS, respond
 from calculator.form.model import Format
 from calculator.form.numbers import format_decimal, format_integer
-from calculator.form.render import render
+from calculator.form.render import pressed, render
 
 from ..conftest import ROOT
 
@@ -118,3 +118,23 @@ def test_choice_labels_are_short_enough_to_read_in_full(calculator_id: str) -> N
     long = [(spec.id, option.label) for spec in CALCULATORS[calculator_id].fields for option in spec.options
             if len(option.label) > 45]
     assert not long
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_the_defaults_are_a_presets_values_or_say_why_not(calculator_id: str) -> None:
+    """Issue 25: a page opens with the model its defaults are pressed (and its shape folded), or declares that its
+    defaults are no preset's on purpose; a model's button that differs from the defaults by a rounding (6,74 for
+    6,738416) would leave the page open, no button pressed, for no reason."""
+    calc = CALCULATORS[calculator_id]
+    folded = {spec.id for group, fields in calc.groups() if group in calc.fold for spec in fields}
+    filling = [preset for preset in calc.presets if folded & set(preset.values)]
+    if not filling:
+        return
+    held = [preset.label for preset in filling if pressed(calc, preset, calc.defaults)]
+    assert bool(held) != bool(calc.unlike_presets), (
+        f"{calculator_id}: the defaults fill {held or 'no preset'}"
+        + (f", yet the page says: {calc.unlike_presets}" if calc.unlike_presets else "; make them one preset's values"
+           " or say why not (Calculator.unlike_presets)"))
+    page = render(calc)
+    if held:  # the group opens folded, its title naming the model
+        assert re.search(rf'<details class="calc__fold" data-fold [^>]*data-filled-by="{re.escape(held[0])}"', page)
