@@ -190,8 +190,12 @@ def chart(values: Values, outputs: Outputs) -> str:
         gpus = gpus_now * factor
         if gpus >= 1 and gpus == gpus.to_integral_value():
             rows.append((f"{format_decimal(gpus)} GPU", days / factor))
+    now = f"{format_decimal(gpus_now)} GPU"
     return bars("Giorni di addestramento al variare del numero di GPU", rows, "giorni",
-                highlight=next(i for i, (label, _) in enumerate(rows) if label == f"{format_decimal(gpus_now)} GPU"))
+                highlight=next(i for i, (label, _) in enumerate(rows) if label == now),
+                entries=[("calc-part-0", f"{now}: il tempo calcolato"),
+                         ("calc-part-1", "Un quarto, la metà, il doppio o il quadruplo delle GPU, con lo stesso MFU"
+                                         " (a regime, il tempo scala con le GPU)")])
 
 
 def _gpu_presets() -> tuple[Preset, ...]:

@@ -258,3 +258,58 @@ def test_the_lora_page_opens_with_its_default_model_pressed_and_folded(page: Pag
     expect(form.get_by_role("button", name="Llama 2 7B", exact=True)).to_have_attribute("aria-pressed", "true")
     expect(form.locator("details[data-fold]")).not_to_have_attribute("open", "")
     expect(form.locator("details[data-fold] summary")).to_contain_text("Llama 2 7B")
+
+
+# Every text of a chart as drawn: its rendered font size in CSS pixels (the SVG's scale included).
+CHART_TEXTS = """(svg) => {
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  return [...svg.querySelectorAll('text')].map((t) => [t.textContent, parseFloat(getComputedStyle(t).fontSize) * scale,
+                                                       t.getAttribute('class') || '']);
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+@pytest.mark.parametrize("which", ["tempo", "fasi"])
+def test_the_time_and_phase_charts_have_a_readable_numeric_axis_and_an_html_legend(page: Page, server: Server,
+                                                                                  which: str, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    form = open_ready(page, server, TIME if which == "tempo" else VRAM)
+    if which == "fasi":
+        form.locator('[name="convention"]').select_option("passo")
+        expect(form).to_have_attribute("data-mode", "passo")
+    chart = form.locator("[data-chart]:not(.calc__glance-chart)")
+    svg = chart.locator("svg")
+    expect(svg).to_be_visible()
+    expect(svg.locator(".calc-value-axis")).to_have_count(1)
+    unit = "giorni" if which == "tempo" else "GiB"
+    expect(svg.locator(".calc-value-axis text").last).to_contain_text(unit)
+    texts = svg.evaluate(CHART_TEXTS)
+    ticks = [text for text, _, css in texts if "calc-tick" in css]
+    assert len(ticks) >= 3 and all(t[0].isdigit() for t in ticks), ticks
+    small = [(text, round(size, 1)) for text, size, _ in texts if size < 11]
+    assert not small, f"unreadable at {width} px: {small}"
+    legend = chart.locator("ul.calc-legend li")
+    assert legend.count() >= 2
+    expect(legend.first).to_be_visible()
+    assert float(legend.first.evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)")) >= 11
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_accumulation_gpu_mode_says_what_would_make_one_sample_fit(page: Page, server: Server, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    form = open_ready(page, server, ACC)
+    form.locator('[name="mode"]').select_option("gpu")
+    expect(form).to_have_attribute("data-mode", "gpu")
+    form.get_by_role("button", name="RTX 4090 24GB", exact=True).click()
+    form.locator('[name="model_states_gb"]').fill("23")
+    form.locator('[name="activation_per_sample_gb"]').fill("1")
+    expect(form.locator('.calc__glance-item[data-tone-for="gpu_fit"]')).to_have_attribute("data-tone", "bad")
+    expect(form.locator(".calc__glance")).to_contain_text("Non entra")
+    expect(output(form, "micro_batch_fit")).to_have_text("0")
+    advice = output(form, "advice")
+    expect(advice).to_be_visible()
+    expect(advice).to_contain_text("attivazioni per campione fino a 770 MB")
+    expect(advice).to_contain_text("ZeRO-3 o FSDP")
+    expect(advice).to_contain_text("A100 40GB")
+    expect(form.locator('.calc__output[data-tone-for="advice"]')).to_have_attribute("data-tone", "bad")
+    expect(form.locator('[data-error-for="model_states_gb"]')).to_have_text("")  # an answer, not an error

@@ -138,3 +138,31 @@ def test_the_defaults_are_a_presets_values_or_say_why_not(calculator_id: str) ->
     page = render(calc)
     if held:  # the group opens folded, its title naming the model
         assert re.search(rf'<details class="calc__fold" data-fold [^>]*data-filled-by="{re.escape(held[0])}"', page)
+
+
+TICK = re.compile(r'<text class="calc-tick"[^>]*>([^<]*)</text>')
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_every_chart_has_a_numeric_axis_with_its_unit_and_an_html_legend(calculator_id: str) -> None:
+    """Issue 25: no chart without an axis (the time page's bars, the VRAM page's phases had none): in every mode,
+    at least two numeric ticks, a unit on the axis, and the legend as HTML text after the drawing."""
+    calc = CALCULATORS[calculator_id]
+    if calc.chart is None:
+        return
+    mode_field = calc.field(calc.mode_field) if calc.mode_field else None
+    for mode in [o.value for o in mode_field.options] if mode_field else [""]:
+        texts = {**calc.defaults, **({calc.mode_field: mode} if mode else {})}
+        answer = respond({"calculator": calculator_id, "values": texts})
+        if answer["status"] != "ok":  # a mode whose defaults need another field (DeepSpeed's ZeRO stage)
+            continue
+        chart = answer["chart"]
+        assert isinstance(chart, str) and chart, (calculator_id, mode)
+        ticks = TICK.findall(chart)
+        numeric = [t for t in ticks if re.match(r"^-?\d[\d.]*(,\d+)?( |$)", t)]
+        assert len(numeric) >= 2, (calculator_id, mode, ticks)
+        drawing, after = chart.split("</svg>", 1)
+        assert 'class="calc-axis"' in drawing, (calculator_id, mode)
+        assert any(re.search(r"\d [A-Za-zà]", t) or not re.match(r"^[\d.,-]+$", t) for t in ticks), (
+            f"{calculator_id} ({mode}): no tick says the axis' unit: {ticks}")
+        assert after.startswith('<ul class="calc-legend"'), (calculator_id, mode)
