@@ -240,23 +240,21 @@ def fit_changes(given: AccumulationInput) -> str:
     changes = []
     room = gpu - states - reserve  # for the activations of one sample
     if room > 0:
-        shorter = ""
-        if given.sequence_length is not None:
-            tokens = int(given.sequence_length * room / one)
-            shorter = f"; per esempio sequenze di circa {n(tokens)} token invece di {n(given.sequence_length)}," \
-                      " se crescono in proporzione" if tokens >= 1 else ""
-        changes.append(f"attivazioni per campione fino a {amount(room)} (ora {amount(one)}): gradient checkpointing"
-                       f" o sequenze più corte{shorter}")
+        shorter = "sequenze più corte"
+        if given.sequence_length is not None and (tokens := int(given.sequence_length * room / one)) >= 1:
+            shorter += (f" (circa {n(tokens)} token invece di {n(given.sequence_length)}, se le attivazioni crescono"
+                        " in proporzione)")
+        changes.append(f"attivazioni per campione fino a {amount(room)} (ora {amount(one)}), con il gradient"
+                       f" checkpointing o {shorter}")
     room = gpu - reserve - one  # for the model states
     if room > 0:
         # States not sharded yet: ZeRO-3 over k GPUs leaves each about 1/k of them.
         shards = int((states / room).to_integral_value(rounding=ROUND_CEILING))
-        spread = (f"; se ora non sono divisi tra le GPU, ZeRO-3 o FSDP su almeno {n(shards)} GPU" if shards > 1
-                  else "")
-        changes.append(f"stati del modello per GPU fino a {amount(room)} (ora {amount(states)}): ZeRO-3 o FSDP su più"
-                       f" GPU, un ottimizzatore a 8 bit o LoRA{spread}")
+        spread = f" (se ora non sono divisi, su almeno {n(shards)} GPU)" if shards > 1 else ""
+        changes.append(f"stati del modello per GPU fino a {amount(room)} (ora {amount(states)}), con ZeRO-3 o FSDP"
+                       f"{spread}, un ottimizzatore a 8 bit o LoRA")
     changes.append(bigger_card(states + reserve + one))
-    return "Per far entrare almeno un campione: " + "; oppure ".join(changes) + "."
+    return "Per far entrare almeno un campione, una di queste: " + "; ".join(changes) + "."
 
 
 def on_gpu(given: AccumulationInput, memory_gb: Decimal) -> dict[str, Decimal | str | None]:
@@ -422,6 +420,8 @@ CALCULATOR = Calculator(
     ),
     results=(
         Result("gpu_fit", "Entra nella GPU?", format=Format.TEXT, modes=(ON_GPU,)),
+        Result("advice", "Per farlo entrare", format=Format.TEXT, modes=(ON_GPU,),
+               help="Quando non entra nemmeno un campione: ogni modifica con la cifra da raggiungere."),
         Result("micro_batch_plan", "Micro-batch per GPU del piano", format=Format.COUNT, modes=PLANNED,
                help="Il micro-batch b del piano e delle configurazioni qui sotto."),
         Result("accumulation_needed", "Passi di accumulo necessari", format=Format.COUNT, modes=PLANNED,
@@ -434,8 +434,6 @@ CALCULATOR = Calculator(
                help="Picco delle attivazioni residenti su ogni GPU: M = b · A."),
         Result("gpu_headroom_gb", "Margine sulla GPU", "GB", modes=(ON_GPU,),
                help="Memoria della GPU meno la riserva, gli stati del modello e le attivazioni M = b · A."),
-        Result("advice", "Per farlo entrare", format=Format.TEXT, modes=(ON_GPU,),
-               help="Quando non entra nemmeno un campione: ogni modifica con la cifra da raggiungere."),
         Result("plan_note", "Come leggere la configurazione", format=Format.TEXT, modes=PLANNED, primary=False),
         Result("steps_per_epoch", "Passi dell'ottimizzatore per epoca", format=Format.COUNT, primary=False,
                help="Micro-batch per GPU nell'epoca, divisi per i passi di accumulo con la regola scelta."),

@@ -118,11 +118,11 @@ def test_a_gpu_without_room_for_one_sample_says_it_does_not_fit_and_what_would_m
     assert results["micro_batch_fit"] == "0"
     assert results["effective_batch"] == results["micro_batch_plan"] == "—" and results["config_hf"] == ""
     assert results["advice"] == (
-        "Per far entrare almeno un campione: attivazioni per campione fino a 770 MB (ora 1 GB): gradient"
-        " checkpointing o sequenze più corte; per esempio sequenze di circa 3.153 token invece di 4.096, se crescono"
-        " in proporzione; oppure stati del modello per GPU fino a 22,77 GB (ora 23 GB): ZeRO-3 o FSDP su più GPU, un"
-        " ottimizzatore a 8 bit o LoRA; se ora non sono divisi tra le GPU, ZeRO-3 o FSDP su almeno 2 GPU; oppure una"
-        " GPU con almeno 26 GB: la più piccola del catalogo è la A100 40GB (40 GiB = 42,95 GB)."
+        "Per far entrare almeno un campione, una di queste: attivazioni per campione fino a 770 MB (ora 1 GB), con il"
+        " gradient checkpointing o sequenze più corte (circa 3.153 token invece di 4.096, se le attivazioni crescono"
+        " in proporzione); stati del modello per GPU fino a 22,77 GB (ora 23 GB), con ZeRO-3 o FSDP (se ora non sono"
+        " divisi, su almeno 2 GPU), un ottimizzatore a 8 bit o LoRA; una GPU con almeno 26 GB: la più piccola del"
+        " catalogo è la A100 40GB (40 GiB = 42,95 GB)."
     )
     assert answer["chart"] == ""
     calc = CALCULATORS[ACC]
