@@ -250,12 +250,6 @@ CALCULATOR = Calculator(
         # No hidden size here to derive it from: the head dimension is always typed (presets fill it).
         replace(_shape("head_dim", "Servono per i FLOP dell'attenzione."), optional=False,
                 default=str(DEFAULT_MODEL.dim)),
-        Field(id="sequence_length", label="Lunghezza delle sequenze", default="4096", unit="token", group="Dati",
-              maximum=Decimal(10_000_000), help="Token di ogni campione: il contesto che l'attenzione di ogni token"
-                                                " copre (T)."),
-        Field(id="attention_flops", label="Conta i FLOP dell'attenzione (12·L·H·Q·T)", default="on", kind=Kind.FLAG,
-              group="Metodo", help="Come l'appendice B di PaLM: i prodotti di query e chiavi e dei punteggi per i"
-                                    " valori, che crescono con la lunghezza delle sequenze."),
         Field(id="method", label="Metodo", default=FULL, kind=Kind.CHOICE, group="Metodo",
               options=(Option(FULL, "Addestramento completo (tutti i pesi)"),
                        Option(FROZEN, "Base congelata: LoRA, QLoRA")),
@@ -267,12 +261,18 @@ CALCULATOR = Calculator(
               group="Metodo", options=(Option(NO_RECOMPUTE, "Nessuno"),
                                        Option(RECOMPUTE, "Completo (ripete il passaggio in avanti)")),
               help="Il ricalcolo non cambia i FLOP del modello (MFU) ma aggiunge lavoro alla GPU (HFU)."),
+        Field(id="attention_flops", label="Conta i FLOP dell'attenzione (12·L·H·Q·T)", default="on", kind=Kind.FLAG,
+              group="Metodo", help="Come l'appendice B di PaLM: i prodotti di query e chiavi e dei punteggi per i"
+                                    " valori, che crescono con la lunghezza delle sequenze."),
         Field(id="tokens_billion", label="Token da elaborare", default="15", kind=Kind.DECIMAL, unit="miliardi",
               group="Dati", optional=True, minimum=Decimal(0), exclusive_minimum=True, maximum=Decimal(10_000_000),
               example="15", help="Tutti i token dell'addestramento, epoche comprese. Vuoto: dal dataset qui sotto."),
         Field(id="dataset_samples", label="Campioni del dataset", default="", group="Dati", optional=True,
               maximum=Decimal(10**13), example="50000",
               help="Usati se i token sono vuoti: campioni × lunghezza delle sequenze × epoche."),
+        Field(id="sequence_length", label="Lunghezza delle sequenze", default="4096", unit="token", group="Dati",
+              maximum=Decimal(10_000_000), help="Token di ogni campione: il contesto che l'attenzione di ogni token"
+                                                " copre (T)."),
         Field(id="epochs", label="Epoche", default="1", kind=Kind.DECIMAL, group="Dati", minimum=Decimal(0),
               exclusive_minimum=True, maximum=Decimal(10_000), help="Passate sul dataset (anche frazionarie)."),
         Field(id="effective_batch", label="Batch effettivo", default="256", unit="campioni", group="Dati",
