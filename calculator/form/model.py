@@ -242,6 +242,7 @@ class Preset:
     group: str = "Compila con un modello:"
     modes: tuple[str, ...] = ()
     note: str = ""  # a second, smaller line of the button (a GPU's memory in both units)
+    preferred: bool = False  # pressed when other buttons of its row hold the same texts (the default GPU, not its twin)
 
 
 @dataclass(frozen=True)

@@ -366,7 +366,7 @@ def _presets(calc: Calculator, mode: str, values: Mapping[str, str]) -> dict[str
     modes: dict[str, tuple[str, ...]] = {}
     filled: dict[str, set[str]] = {}
     held: dict[str, str] = {}  # per row, the first preset whose texts the fields hold: the one shown pressed
-    for preset in calc.presets:
+    for preset in sorted(calc.presets, key=lambda p: not p.preferred):  # a preferred twin first (stable otherwise)
         if pressed(calc, preset, values):
             held.setdefault(preset.group, preset.id)
     for index, preset in enumerate(calc.presets):

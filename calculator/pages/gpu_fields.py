@@ -34,7 +34,7 @@ def gpu_presets(modes: tuple[str, ...] = ()) -> tuple[Preset, ...]:
     """A button per GPU, named as its vendor names it ("RTX 4090 24GB"), with its memory in both units under the name,
     as the verdict writes it ("24 GiB = 25,77 GB")."""
     return tuple(Preset(gpu.id, gpu.label, {"gpu_memory_gb": format_field(gpu.memory_gb)}, GPU_GROUP, modes=modes,
-                        note=gpu_size(gpu.memory_gb))
+                        note=gpu_size(gpu.memory_gb), preferred=gpu is GPU_DEFAULT)
                  for gpu in GPUS)
 
 

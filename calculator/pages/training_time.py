@@ -200,7 +200,8 @@ def chart(values: Values, outputs: Outputs) -> str:
 
 def _gpu_presets() -> tuple[Preset, ...]:
     bf16 = tuple(Preset(f"{gpu.id}-bf16", gpu.label, {"peak_tflops": format_field(gpu.bf16_tflops),
-                                                         "gpu_power_w": str(gpu.power_w)}, "GPU in bf16:")
+                                                         "gpu_power_w": str(gpu.power_w)}, "GPU in bf16:",
+                        preferred=gpu is GPU_DEFAULT)
                  for gpu in GPUS)
     fp8 = tuple(Preset(f"{gpu.id}-fp8", gpu.label, {"peak_tflops": format_field(gpu.fp8_tflops),
                                                        "gpu_power_w": str(gpu.power_w)}, "GPU in fp8:")

@@ -166,3 +166,16 @@ def test_every_chart_has_a_numeric_axis_with_its_unit_and_an_html_legend(calcula
         assert any(re.search(r"\d [A-Za-zà]", t) or not re.match(r"^[\d.,-]+$", t) for t in ticks), (
             f"{calculator_id} ({mode}): no tick says the axis' unit: {ticks}")
         assert after.startswith('<ul class="calc-legend"'), (calculator_id, mode)
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_the_default_gpu_is_the_button_pressed_not_its_twin_of_the_same_memory(calculator_id: str) -> None:
+    """A100 80GB and H100 80GB fill the same memory: at the defaults (an H100) the H100 is pressed."""
+    from calculator.llm.gpus import GPU_DEFAULT
+
+    page = render(CALCULATORS[calculator_id])
+    for row in re.findall(r'<div class="calc__presets"[^>]*>.*?</div>', page, re.S):
+        if "GPU" not in row.split("</span>", 1)[0] or "fp8" in row.split("</span>", 1)[0]:
+            continue
+        on = [label.strip() for label in re.findall(r'aria-pressed="true"[^>]*>([^<]+)', row)]
+        assert on == [GPU_DEFAULT.label], (calculator_id, on)
