@@ -373,13 +373,15 @@ def _presets(calc: Calculator, mode: str, values: Mapping[str, str]) -> dict[str
         modes.setdefault(preset.group, preset.modes)
         filled.setdefault(preset.group, set()).update(calc.group_of(f) for f in calc.fields if f.id in preset.values)
         state = "true" if held.get(preset.group) == preset.id else "false"
-        # A note (a GPU's memory in both units) is the button's description; its name stays the label.
+        # A note (a GPU's memory in both units) is the button's description, left out of its name (the label): hidden
+        # from the name's computation rather than overridden by an aria-label that the visible text would not match.
         note_id = f"{calc.id}--pulsante-{index}-nota"
-        named = f' aria-label="{_a(preset.label)}" aria-describedby="{_a(note_id)}"' if preset.note else ""
+        named = f' data-name="{_a(preset.label)}" aria-describedby="{_a(note_id)}"' if preset.note else ""
         groups.setdefault(preset.group, []).append(
             f'<button type="button" class="md-button calc__preset" data-preset="{_a(json.dumps(_own(calc, preset)))}"'
             f' aria-pressed="{state}"{named}>{_t(preset.label)}'
-            + (f' <span class="calc__preset-note" id="{_a(note_id)}">{_t(preset.note)}</span>' if preset.note else "")
+            + (f' <span class="calc__preset-note" id="{_a(note_id)}" aria-hidden="true">{_t(preset.note)}</span>'
+               if preset.note else "")
             + "</button>"
         )
     rows: dict[str, str] = {}

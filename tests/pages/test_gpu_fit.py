@@ -141,9 +141,9 @@ def test_each_gpu_button_shows_both_units_as_the_verdict_writes_them(calculator_
     for preset, gpu in zip(buttons, GPUS, strict=True):
         assert preset.note == gpu_size(gpu.memory_gb)
         assert f"{gpu.stated_gib} GiB = " in preset.note and preset.note.endswith(" GB")
-        assert f'aria-label="{preset.label}" aria-describedby="' in html  # its name is the vendor's
+        assert f'data-name="{preset.label}" aria-describedby="' in html  # its name is the vendor's
         assert f'>{preset.label} <span class="calc__preset-note" id="' in html
-        assert f'">{preset.note}</span></button>' in html
+        assert f'" aria-hidden="true">{preset.note}</span></button>' in html
     rtx = next(preset for preset in buttons if preset.label == "RTX 4090 24GB")
     assert rtx.note == "24 GiB = 25,77 GB"
     mode = {"mode": "gpu"} if calculator_id == ACC else {}

@@ -169,7 +169,7 @@ export function markPresets(form, clicked = null) {
     const was = buttons.find((button) => button.getAttribute("aria-pressed") === "true");
     const on = holding.includes(clicked) ? clicked : holding.includes(was) ? was : holding[0];
     for (const button of buttons) button.setAttribute("aria-pressed", String(button === on));
-    const name = on ? on.getAttribute("aria-label") ?? on.textContent : ""; // a GPU button: its name, not its note
+    const name = on ? on.dataset.name ?? on.textContent : ""; // a GPU button: its name, not its note
     if (on) for (const field of Object.keys(JSON.parse(on.dataset.preset))) held.set(field, name);
   }
   for (const fold of form.querySelectorAll("[data-fold]")) {
