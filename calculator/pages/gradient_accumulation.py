@@ -232,7 +232,8 @@ def nothing_fits(given: AccumulationInput) -> Outputs:
 def fit_changes(given: AccumulationInput) -> str:
     """What would make one sample fit, each change with the figure it must reach: activations per sample
     (checkpointing, a shorter sequence), the model states per GPU (ZeRO-3 or FSDP over more GPUs, an 8-bit
-    optimizer, LoRA), a bigger card; the memory page's own advice (``vram_step.advice``) for a whole model."""
+    optimizer, LoRA), a bigger card. This page knows no model, so it says the figure to reach; the VRAM page, which
+    knows it, weighs each change's saving (``vram_step.advice``)."""
     gpu, states, reserve = (value or Decimal(0) for value in (given.gpu_memory_gb, given.model_states_gb,
                                                               given.reserve_gb))
     one = given.activation * IN_GB[given.unit]
@@ -268,8 +269,8 @@ def on_gpu(given: AccumulationInput, memory_gb: Decimal) -> dict[str, Decimal | 
 
 
 def check(values: Values) -> dict[str, str]:
-    """GRPO's whole groups of completions; in the target modes one sample must fit in the budget (on a GPU:
-    after the model states)."""
+    """GRPO's whole groups of completions; in the budget mode one sample must fit in the budget (on a GPU, a sample
+    that does not fit is an answer: the verdict and what would make it fit)."""
     given = read(values)
     errors = check_grpo(given)
     if given.mode != TARGET:  # on a GPU, a sample that does not fit is the verdict, with what would make it fit
