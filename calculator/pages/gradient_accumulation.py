@@ -472,6 +472,9 @@ CALCULATOR = Calculator(
         "obiettivo_massimo": {"mode": TARGET, "target_effective_batch": "512", "memory_budget": "20",
                               "plan_goal": LARGEST},
         "obiettivo_gpu": {"mode": ON_GPU, "target_effective_batch": "512"},
+        # Not one sample fits a 24 GiB card after 23 GB of states: what would make it fit.
+        "gpu_non_entra": {"mode": ON_GPU, "gpu_memory_gb": "25,77", "model_states_gb": "23",
+                          "activation_per_sample_gb": "1", "sequence_length": "4096"},
         # 1.000 samples, b = 4 on 2 GPUs (125 micro-batches each), 8 accumulation steps: 15,6 windows.
         "epoca_eccesso": {"dataset_size": "1000", "data_parallel_gpus": "2"},
         "epoca_difetto": {"dataset_size": "1000", "data_parallel_gpus": "2", "steps_rule": ROUND_DOWN},
