@@ -243,6 +243,7 @@ class Preset:
     modes: tuple[str, ...] = ()
     note: str = ""  # a second, smaller line of the button (a GPU's memory in both units)
     section: str = ""  # a long row is shown in sections (a model's family), with a filter box
+    preferred: bool = False  # pressed when other buttons of its row hold the same texts (the default GPU, not its twin)
 
 
 @dataclass(frozen=True)
@@ -320,6 +321,9 @@ class Calculator:
     # Fields these values have no use for (a LoRA target the model lacks): hidden, as another mode's fields are,
     # but chosen for each answer by Python from every value, not by one choice field.
     absent: Callable[[Values], Collection[str]] | None = None
+    # The defaults are one preset's values (the page opens with it pressed and its groups folded), unless this says
+    # why they are not (an article's example that no preset is): a test holds every calculator to one or the other.
+    unlike_presets: str = ""
 
     def mode(self, values: Mapping[str, object]) -> str:
         """The current mode ('' for calculators without modes)."""

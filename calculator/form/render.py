@@ -180,6 +180,8 @@ def _tone(key: str, tone: Mapping[str, str]) -> str:
 
 
 ARRIVED = "Valori arrivati da «{}»:"  # then the fields the link filled, with their values (the page script lists them)
+# How the note says a checkbox's value (the address says "on" or nothing); a choice is said by its option's label.
+ARRIVED_FLAG = ("sì", "no")
 
 
 def _arrived(calc: Calculator) -> str:
@@ -190,8 +192,9 @@ def _arrived(calc: Calculator) -> str:
               if any(feed.target == calc.id for feed in other.feeds)}
     if not titles:
         return ""
+    yes, no = ARRIVED_FLAG
     return (f'<p class="calc__note calc__arrived" data-arrived="{_a(ARRIVED)}" data-titles="{_a(json.dumps(titles))}"'
-            ' role="status" hidden></p>')
+            f' data-yes="{_a(yes)}" data-no="{_a(no)}" role="status" hidden></p>')
 
 
 def _engine_status() -> str:
@@ -363,7 +366,7 @@ def _presets(calc: Calculator, mode: str, values: Mapping[str, str]) -> dict[str
     modes: dict[str, tuple[str, ...]] = {}
     filled: dict[str, set[str]] = {}
     held: dict[str, str] = {}  # per row, the first preset whose texts the fields hold: the one shown pressed
-    for preset in calc.presets:
+    for preset in sorted(calc.presets, key=lambda p: not p.preferred):  # a preferred twin first (stable otherwise)
         if pressed(calc, preset, values):
             held.setdefault(preset.group, preset.id)
     for preset in calc.presets:
@@ -380,7 +383,9 @@ def _presets(calc: Calculator, mode: str, values: Mapping[str, str]) -> dict[str
     rows: dict[str, str] = {}
     for index, (group, buttons) in enumerate(groups.items()):
         label_id = f"{calc.id}--preimpostati-{index}"
+        # In its group's fieldset; above the form when that group is folded (the buttons must show while it is shut).
         place = next(iter(filled[group])) if len(filled[group]) == 1 else ""
+        place = "" if place in calc.fold else place
         rows[place] = rows.get(place, "") + (
             f'<div class="calc__presets" role="group" aria-labelledby="{_a(label_id)}"{_modes(modes[group], mode)}>'
             f'<span class="calc__presets-label" id="{_a(label_id)}">{_t(group)}</span>{_buttons(buttons, label_id)}'

@@ -105,11 +105,41 @@ def svg_number(value: Decimal) -> str:
 
 
 
-def bars(title: str, rows: Sequence[tuple[str, Decimal]], unit: str, highlight: int = -1) -> str:
-    """One horizontal bar per row, its label and value beside it; the ``highlight`` row in the first colour."""
+def nice_ticks(top: Decimal, count: int = 4) -> list[Decimal]:
+    """Round values from 0 to at most ``top`` for an axis: steps of 1, 2 or 5 times a power of ten, about ``count``
+    of them (11,3 days: 0, 5, 10)."""
+    if top <= 0:
+        return [Decimal(0)]
+    raw = top / count
+    power = Decimal(10) ** raw.adjusted()
+    step = next(power * m for m in (1, 2, 5, 10) if power * m >= raw)
+    return [step * i for i in range(int(top / step) + 1)]
+
+
+def value_axis(x: Callable[[Decimal], Decimal], top: Decimal, unit: str, y: int, start: int, end: int) -> str:
+    """A horizontal numeric axis from ``start`` to ``end`` at height ``y``: round ticks (``nice_ticks``), each
+    labelled, the last with the ``unit``."""
+    ticks = nice_ticks(top)
+    out = [f'<g class="calc-value-axis"><line class="calc-axis" x1="{start}" y1="{y}" x2="{end}" y2="{y}"/>']
+    for index, value in enumerate(ticks):
+        at = x(value)
+        last = index == len(ticks) - 1
+        anchor = "start" if at - start < 12 else "end" if end - at < 60 else "middle"
+        out.append(f'<line class="calc-axis" x1="{_n(at)}" y1="{y}" x2="{_n(at)}" y2="{y + 5}"/>'
+                   f'<text class="calc-tick" x="{_n(at)}" y="{y + 20}" text-anchor="{anchor}">'
+                   f"{escape(format_decimal(value))}{' ' + escape(unit) if last and unit else ''}</text>")
+    out.append("</g>")
+    return "".join(out)
+
+
+def bars(title: str, rows: Sequence[tuple[str, Decimal]], unit: str, highlight: int = -1,
+         entries: Sequence[tuple[str, str]] = ()) -> str:
+    """One horizontal bar per row, its label and value beside it, over a numeric axis in ``unit``; the
+    ``highlight`` row in the first colour; ``entries`` (css class, text) are its legend, as HTML text after it."""
     top = max((value for _, value in rows), default=Decimal(0))
-    label_width, row = 150, 30
-    height = row * len(rows) + 8
+    label_width, row, value_room = 130, 34, 170
+    axis_y = row * len(rows) + 6
+    height = axis_y + AXIS_HEIGHT
     description = "; ".join(f"{label}: {format_decimal(value)} {unit}" for label, value in rows)
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="calc-chart" viewBox="0 0 {WIDTH} {height}"'
@@ -117,27 +147,34 @@ def bars(title: str, rows: Sequence[tuple[str, Decimal]], unit: str, highlight: 
         f'<title id="calc-chart-title">{escape(title)}</title>',
         f'<desc id="calc-chart-desc">{escape(description)}</desc>',
     ]
-    room = Decimal(WIDTH - label_width - 120)
+    room = Decimal(WIDTH - label_width - value_room)
+
+    def x(value: Decimal) -> Decimal:
+        return label_width + (value / top * room if top > 0 else Decimal(0))
+
     for index, (label, value) in enumerate(rows):
         y = index * row + 4
-        width = value / top * room if top > 0 else Decimal(0)
+        width = x(value) - label_width
         part = 0 if index == highlight else 1
-        out.append(f'<text x="0" y="{y + 19}">{escape(label)}</text>')
-        out.append(f'<rect class="calc-part-{part}" x="{label_width}" y="{y}" width="{_n(width)}" height="{row - 8}"/>')
-        out.append(f'<text x="{_n(label_width + width + 6)}" y="{y + 19}">{escape(format_decimal(value))} {escape(unit)}'
-                   "</text>")
-    return "".join([*out, "</svg>"])
+        out.append(f'<text class="calc-label" x="{label_width - 8}" y="{y + 20}" text-anchor="end">{escape(label)}</text>')
+        out.append(f'<rect class="calc-part-{part}" x="{label_width}" y="{y}" width="{_n(width)}" height="{row - 10}"/>')
+        out.append(f'<text class="calc-label" x="{_n(x(value) + 6)}" y="{y + 20}">{escape(format_decimal(value))}'
+                   f" {escape(unit)}</text>")
+    out.append(f'<line class="calc-axis" x1="{label_width}" y1="0" x2="{label_width}" y2="{axis_y}"/>')
+    out.append(value_axis(x, top, unit, axis_y, label_width, int(label_width + room)))
+    return "".join([*out, "</svg>"]) + (legend(entries) if entries else "")
 
 
 def phase_bars(title: str, components: Sequence[str], rows: Sequence[tuple[str, Sequence[Decimal]]], unit: str,
                limit: Decimal | None = None, limit_label: str = "") -> str:
     """One stacked bar per row (a phase) under its label and total, parts in the order of ``components``, on one
-    scale; a dashed line marks ``limit`` (the card's memory), so that a bar that crosses it is seen to. Narrow
-    (it sits beside the results), with an HTML legend after it."""
+    scale, over a numeric axis in ``unit``; a dashed line marks ``limit`` (the card's memory), so that a bar that
+    crosses it is seen to. Narrow (it sits beside the results), with an HTML legend after it."""
     width, row, bar = 250, 50, 22
     top = max([sum(parts, Decimal(0)) for _, parts in rows] + [limit or Decimal(0)])
     room = Decimal(width - 4)
-    height = row * len(rows) + 4
+    axis_y = row * len(rows) + 2
+    height = axis_y + AXIS_HEIGHT
     description = "; ".join(f"{label}: {format_decimal(sum(parts, Decimal(0)))} {unit}" for label, parts in rows)
     if limit is not None:
         description += f"; {limit_label}: {format_decimal(limit)} {unit}"
@@ -163,6 +200,8 @@ def phase_bars(title: str, components: Sequence[str], rows: Sequence[tuple[str, 
         out.append(f'<line class="calc-limit" x1="{_n(x)}" y1="18" x2="{_n(x)}" y2="{row * len(rows)}"'
                    ' stroke="currentColor" stroke-width="2" stroke-dasharray="5 4">'
                    f"<title>{escape(limit_label)}: {escape(format_decimal(limit))} {escape(unit)}</title></line>")
+    out.append(value_axis(lambda value: value / top * room if top > 0 else Decimal(0), top, unit, axis_y, 0,
+                          int(room)))
     entries = [(f"calc-part-{index}", label) for index, label in enumerate(components)]
     if limit is not None:
         entries.append(("calc-limit", f"{limit_label}: {format_decimal(limit)} {unit}"))

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from ..form.model import Field, Kind, Preset
 from ..form.numbers import format_decimal, format_field, scale_memory
-from ..llm.gpus import GPU_DEFAULT, GPUS
+from ..llm.gpus import GPU_DEFAULT, GPUS, Gpu
 from ..llm.units import GB_PER_GIB
 
 GPU_GROUP = "Compila con una GPU:"
@@ -34,7 +34,7 @@ def gpu_presets(modes: tuple[str, ...] = ()) -> tuple[Preset, ...]:
     """A button per GPU, named as its vendor names it ("RTX 4090 24GB"), with its memory in both units under the name,
     as the verdict writes it ("24 GiB = 25,77 GB")."""
     return tuple(Preset(gpu.id, gpu.label, {"gpu_memory_gb": format_field(gpu.memory_gb)}, GPU_GROUP, modes=modes,
-                        note=gpu_size(gpu.memory_gb))
+                        note=gpu_size(gpu.memory_gb), preferred=gpu is GPU_DEFAULT)
                  for gpu in GPUS)
 
 
@@ -48,6 +48,21 @@ def amount(gb: Decimal) -> str:
     """A memory in GB as results show it: in MB under 1 GB (the form's one unit policy)."""
     value, unit = scale_memory(gb, "GB")
     return f"{format_decimal(value)} {unit}"
+
+
+def smallest_gpu(needed_gb: Decimal) -> Gpu | None:
+    """The catalogue's card with the least memory that holds ``needed_gb`` (None when none does)."""
+    return min((gpu for gpu in GPUS if gpu.memory_gb >= needed_gb), key=lambda gpu: gpu.memory_gb, default=None)
+
+
+def bigger_card(needed_gb: Decimal) -> str:
+    """The advice of a bigger card: the smallest of the catalogue that holds ``needed_gb``, named as its vendor names
+    it, or that none does."""
+    gpu = smallest_gpu(needed_gb)
+    if gpu is None:
+        return f"nessuna GPU del catalogo ha {amount(needed_gb)}: servono più GPU"
+    return (f"una GPU con almeno {amount(needed_gb)}: la più piccola del catalogo è la {gpu.label}"
+            f" ({gpu_size(gpu.memory_gb)})")
 
 
 def fit_verdict(memory_gb: Decimal, headroom_gb: Decimal) -> str:

@@ -10,7 +10,7 @@ margin). Ready-to-paste framework configs and a chart.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 
 from ..form.glance import margin_tones
 from ..form.model import (
@@ -31,7 +31,7 @@ from ..llm.accumulation_plan import Plan, largest_micro_batch, plan, plan_exact
 from ..llm.framework_configs import PARALLEL_SNIPPETS, SNIPPETS, Parallel
 from ..llm.units import GB_PER_GIB, GB_PER_MB
 from .accumulation_chart import accumulation_chart
-from .gpu_fields import fit_verdict, gpu_memory_field, gpu_presets, reserve_field
+from .gpu_fields import amount, bigger_card, fit_verdict, gpu_memory_field, gpu_presets, reserve_field
 
 DIRECT, TARGET, ON_GPU = "diretto", "obiettivo", "gpu"
 # TP, PP, CP, EP: written in the Megatron-LM and torchtitan configs; the batch is planned over data_parallel_gpus only.
@@ -188,6 +188,8 @@ def exact_note(solved: Plan) -> str:
 def compute(values: Values) -> Outputs:
     """Effective batch E = b·a·g and activation memory per GPU M = b·A, plus what follows from them."""
     given = read(values)
+    if given.mode == ON_GPU and largest_micro_batch(budget(given), given.activation) < 1:
+        return nothing_fits(given)
     b, a, note = configuration(given)
     g = given.gpus
     effective = b * a * g
@@ -203,6 +205,7 @@ def compute(values: Values) -> Outputs:
         "accumulation_needed": Decimal(a) if given.planned else None,
         **(on_gpu(given, memory_gb) if given.mode == ON_GPU else {"gpu_fit": None, "gpu_headroom_gb": None}),
         "plan_note": note or None,
+        "advice": "Non serve: entra così com'è." if given.mode == ON_GPU else None,
         "steps_per_epoch": Decimal(steps_per_epoch(given.dataset_size * completions, b, a, g, given.steps_rule))
         if given.dataset_size is not None else None,
         # GRPO counts completions: E/G prompts per step (a plan that overshoots may not make whole groups).
@@ -216,6 +219,45 @@ def compute(values: Values) -> Outputs:
     return outputs
 
 
+def nothing_fits(given: AccumulationInput) -> Outputs:
+    """Not even one sample fits the GPU: the verdict, the memory one sample would miss, and what would make it fit;
+    no plan, so no batch and no configs."""
+    one = given.activation * IN_GB[given.unit]
+    outputs: dict[str, Decimal | str | None] = dict.fromkeys(result.id for result in CALCULATOR.results)
+    outputs.update(on_gpu(given, one))
+    outputs.update(micro_batch_fit=Decimal(0), advice=fit_changes(given))
+    return outputs
+
+
+def fit_changes(given: AccumulationInput) -> str:
+    """What would make one sample fit, each change with the figure it must reach: activations per sample
+    (checkpointing, a shorter sequence), the model states per GPU (ZeRO-3 or FSDP over more GPUs, an 8-bit
+    optimizer, LoRA), a bigger card. This page knows no model, so it says the figure to reach; the VRAM page, which
+    knows it, weighs each change's saving (``vram_step.advice``)."""
+    gpu, states, reserve = (value or Decimal(0) for value in (given.gpu_memory_gb, given.model_states_gb,
+                                                              given.reserve_gb))
+    one = given.activation * IN_GB[given.unit]
+    n = format_integer
+    changes = []
+    room = gpu - states - reserve  # for the activations of one sample
+    if room > 0:
+        shorter = "sequenze più corte"
+        if given.sequence_length is not None and (tokens := int(given.sequence_length * room / one)) >= 1:
+            shorter += (f" (circa {n(tokens)} token invece di {n(given.sequence_length)}, se le attivazioni crescono"
+                        " in proporzione)")
+        changes.append(f"attivazioni per campione fino a {amount(room)} (ora {amount(one)}), con il gradient"
+                       f" checkpointing o {shorter}")
+    room = gpu - reserve - one  # for the model states
+    if room > 0:
+        # States not sharded yet: ZeRO-3 over k GPUs leaves each about 1/k of them.
+        shards = int((states / room).to_integral_value(rounding=ROUND_CEILING))
+        spread = f" (se ora non sono divisi, su almeno {n(shards)} GPU)" if shards > 1 else ""
+        changes.append(f"stati del modello per GPU fino a {amount(room)} (ora {amount(states)}), con ZeRO-3 o FSDP"
+                       f"{spread}, un ottimizzatore a 8 bit o LoRA")
+    changes.append(bigger_card(states + reserve + one))
+    return "Per far entrare almeno un campione, una di queste: " + "; ".join(changes) + "."
+
+
 def on_gpu(given: AccumulationInput, memory_gb: Decimal) -> dict[str, Decimal | str | None]:
     """The verdict on the GPU, in the VRAM page's words, and the margin left after the chosen micro-batch."""
     gpu = given.gpu_memory_gb or Decimal(0)
@@ -227,11 +269,11 @@ def on_gpu(given: AccumulationInput, memory_gb: Decimal) -> dict[str, Decimal | 
 
 
 def check(values: Values) -> dict[str, str]:
-    """GRPO's whole groups of completions; in the target modes one sample must fit in the budget (on a GPU:
-    after the model states)."""
+    """GRPO's whole groups of completions; in the budget mode one sample must fit in the budget (on a GPU, a sample
+    that does not fit is an answer: the verdict and what would make it fit)."""
     given = read(values)
     errors = check_grpo(given)
-    if not given.planned:
+    if given.mode != TARGET:  # on a GPU, a sample that does not fit is the verdict, with what would make it fit
         return errors
     errors.update(check_budget(given))
     return errors
@@ -263,16 +305,6 @@ def check_budget(given: AccumulationInput) -> dict[str, str]:
     activation, unit = given.activation, given.unit
     if largest_micro_batch(budget(given), activation) >= 1:
         return {}
-    if given.mode == ON_GPU:
-        gpu, states, reserve = (format_decimal(v or Decimal(0)) for v in (given.gpu_memory_gb, given.model_states_gb,
-                                                                          given.reserve_gb))
-        return {"model_states_gb": (
-            f"Stati del modello per GPU: non entra. Una GPU da {gpu} GB, tolti {states} GB di stati del modello"
-            f" e {reserve} GB di riserva del framework, non ha posto per un campione da"
-            f" {format_decimal(activation)} {unit} di attivazioni. Riduci gli stati (ZeRO su più GPU,"
-            " un ottimizzatore a 8 bit, LoRA), le attivazioni (sequenze più corte, checkpointing) o scegli una"
-            " GPU più grande."
-        )}
     return {"memory_budget": (
         f"Budget di memoria per GPU: un solo campione richiede {format_decimal(activation)} {unit},"
         f" più dei {format_decimal(budget(given))} {unit} disponibili. Riduci la lunghezza delle sequenze,"
@@ -283,6 +315,8 @@ def check_budget(given: AccumulationInput) -> dict[str, str]:
 def chart(values: Values, outputs: Outputs) -> str:
     """The chart of the configuration the results show (typed in, or the plan's)."""
     given = read(values)
+    if given.planned and outputs.get("micro_batch_plan") is None:
+        return ""  # nothing fits: no configuration to draw
     b = int(number(outputs, "micro_batch_plan")) if given.planned else given.micro_batch or 1
     a = int(number(outputs, "accumulation_needed")) if given.planned else given.accumulation_steps or 1
     return accumulation_chart(b, a, given.gpus, number(outputs, "activation_memory"), given.unit)
@@ -387,6 +421,8 @@ CALCULATOR = Calculator(
     ),
     results=(
         Result("gpu_fit", "Entra nella GPU?", format=Format.TEXT, modes=(ON_GPU,)),
+        Result("advice", "Per farlo entrare", format=Format.TEXT, modes=(ON_GPU,),
+               help="Quando non entra nemmeno un campione: ogni modifica con la cifra da raggiungere."),
         Result("micro_batch_plan", "Micro-batch per GPU del piano", format=Format.COUNT, modes=PLANNED,
                help="Il micro-batch b del piano e delle configurazioni qui sotto."),
         Result("accumulation_needed", "Passi di accumulo necessari", format=Format.COUNT, modes=PLANNED,
@@ -417,8 +453,10 @@ CALCULATOR = Calculator(
     check=check,
     chart=chart,
     glance=("gpu_fit", "effective_batch", "micro_batch_plan", "accumulation_needed", "activation_memory"),
-    tones=margin_tones("gpu_fit", "gpu_headroom_gb"),
+    tones=margin_tones("gpu_fit", "gpu_headroom_gb", none_fits=("micro_batch_fit",), also=("advice",)),
     presets=gpu_presets(modes=(ON_GPU,)),
+    # By use: the batch, the memory and the GPU first; model parallelism (only for two configs' snippets) last.
+    layout=tuple((group, ()) for group in ("Modalità", "Batching", "Memoria", "GPU", "Facoltativi")),
     feeds=(
         Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con questa memoria delle attivazioni e queste GPU",
              {"activation_gb": "activation_memory_gb", "gpus": "data_parallel_gpus"}),
@@ -434,6 +472,9 @@ CALCULATOR = Calculator(
         "obiettivo_massimo": {"mode": TARGET, "target_effective_batch": "512", "memory_budget": "20",
                               "plan_goal": LARGEST},
         "obiettivo_gpu": {"mode": ON_GPU, "target_effective_batch": "512"},
+        # Not one sample fits a 24 GiB card after 23 GB of states: what would make it fit.
+        "gpu_non_entra": {"mode": ON_GPU, "gpu_memory_gb": "25,77", "model_states_gb": "23",
+                          "activation_per_sample_gb": "1", "sequence_length": "4096"},
         # 1.000 samples, b = 4 on 2 GPUs (125 micro-batches each), 8 accumulation steps: 15,6 windows.
         "epoca_eccesso": {"dataset_size": "1000", "data_parallel_gpus": "2"},
         "epoca_difetto": {"dataset_size": "1000", "data_parallel_gpus": "2", "steps_rule": ROUND_DOWN},

@@ -40,7 +40,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from ..form.model import Calculator, Feed, Field, Format, Kind, Option, Outputs, Pasted, Preset, Result, Values, integer
-from ..form.numbers import format_integer
+from ..form.numbers import format_exact_field, format_integer
 from ..llm.architectures import FUSED_GATE_UP, FUSED_QKV, GATED, PLAIN, SEPARATE
 from ..llm.catalogue import LORA, model, offered
 from ..llm.lora_adapters import (
@@ -411,8 +411,8 @@ CALCULATOR = Calculator(
               group="Architettura", options=LINEAR_BIAS,
               help="Quali strati lineari hanno un bias (nessuno anche in Phi-3 e T5; tutti anche in BERT): serve con"
                    " bias=\"lora_only\"."),
-        Field(id="model_biases", label="Bias del modello (conteggio)", default="", group="Architettura",
-              optional=True, minimum=Decimal(0), maximum=Decimal(10**12), example="102144",
+        Field(id="model_biases", label="Bias del modello (conteggio)", default=str(DEFAULT_MODEL.biases()),
+              group="Architettura", optional=True, minimum=Decimal(0), maximum=Decimal(10**12), example="102144",
               help="Tutti i bias del modello, norme comprese, esclusa la testa: serve con bias=\"all\". I modelli del"
                    " catalogo lo compilano."),
         count_field("num_labels", "Testa di classificazione: etichette (modules_to_save)",
@@ -423,9 +423,9 @@ CALCULATOR = Calculator(
                                   " Mistral e Qwen"
                    " per la classificazione; il classifier di BERT e ViT; quello di RoBERTa, uno strato denso più la"
                    " proiezione."),
-        Field(id="total_parameters_billion", label="Parametri totali del modello", default="6,74",
-              kind=Kind.DECIMAL, unit="miliardi", group="Architettura", optional=True,
-              minimum=Decimal(0), exclusive_minimum=True, maximum=Decimal(100_000),
+        Field(id="total_parameters_billion", label="Parametri totali del modello", default=format_exact_field(
+              Decimal(DEFAULT_MODEL.parameters()) / 10**9), kind=Kind.DECIMAL, unit="miliardi", group="Architettura",
+              optional=True, minimum=Decimal(0), exclusive_minimum=True, maximum=Decimal(100_000),
               help="Facoltativo: serve per la percentuale di parametri addestrabili."),
         Field(id="base_parameters", label="Parametri del modello base, esatti", default="6738415616",
               group="Architettura",

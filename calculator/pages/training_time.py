@@ -25,7 +25,7 @@ from ..form.model import (
     number,
     optional_number,
 )
-from ..form.numbers import format_decimal, format_field
+from ..form.numbers import format_decimal, format_exact_field, format_field
 from ..form.svg import bars
 from ..llm.catalogue import TIME, model
 from ..llm.gpus import GPU_DEFAULT, GPUS
@@ -197,13 +197,18 @@ def chart(values: Values, outputs: Outputs) -> str:
         gpus = gpus_now * factor
         if gpus >= 1 and gpus == gpus.to_integral_value():
             rows.append((f"{format_decimal(gpus)} GPU", days / factor))
+    now = f"{format_decimal(gpus_now)} GPU"
     return bars("Giorni di addestramento al variare del numero di GPU", rows, "giorni",
-                highlight=next(i for i, (label, _) in enumerate(rows) if label == f"{format_decimal(gpus_now)} GPU"))
+                highlight=next(i for i, (label, _) in enumerate(rows) if label == now),
+                entries=[("calc-part-0", f"{now}: il tempo calcolato"),
+                         ("calc-part-1", "Un quarto, la metà, il doppio o il quadruplo delle GPU, con lo stesso MFU"
+                                         " (a regime, il tempo scala con le GPU)")])
 
 
 def _gpu_presets() -> tuple[Preset, ...]:
     bf16 = tuple(Preset(f"{gpu.id}-bf16", gpu.label, {"peak_tflops": format_field(gpu.bf16_tflops),
-                                                         "gpu_power_w": str(gpu.power_w)}, "GPU in bf16:")
+                                                         "gpu_power_w": str(gpu.power_w)}, "GPU in bf16:",
+                        preferred=gpu is GPU_DEFAULT)
                  for gpu in GPUS)
     fp8 = tuple(Preset(f"{gpu.id}-fp8", gpu.label, {"peak_tflops": format_field(gpu.fp8_tflops),
                                                        "gpu_power_w": str(gpu.power_w)}, "GPU in fp8:")
@@ -235,7 +240,7 @@ CALCULATOR = Calculator(
               options=(Option(HOW_LONG, "Tempo e costo con queste GPU"),
                        Option(DEADLINE, "GPU per finire entro una scadenza")),
               help="Con una scadenza il calcolatore trova il numero di GPU più piccolo che la rispetta."),
-        Field(id="parameters_billion", label="Parametri del modello", default=format_field(
+        Field(id="parameters_billion", label="Parametri del modello", default=format_exact_field(
               Decimal(DEFAULT_MODEL.parameters()) / 10**9), kind=Kind.DECIMAL, unit="miliardi", group="Modello",
               minimum=Decimal(0), exclusive_minimum=True, maximum=Decimal(100_000), example="8,03",
               help="Tutti i parametri, come li dichiara chi pubblica il modello."),
@@ -243,7 +248,7 @@ CALCULATOR = Calculator(
               unit="miliardi", group="Modello", optional=True, minimum=Decimal(0), exclusive_minimum=True,
               maximum=Decimal(100_000), example="12,88",
               help="Solo per i modelli a esperti: i parametri che ogni token attraversa (Mixtral 8x7B: 12,9 miliardi)."),
-        Field(id="embedding_million", label="Embedding in ingresso, esclusi dal calcolo", default=format_field(
+        Field(id="embedding_million", label="Embedding in ingresso, esclusi dal calcolo", default=format_exact_field(
               Decimal(DEFAULT_MODEL.input_embedding()) / 10**6), kind=Kind.DECIMAL, unit="milioni", group="Modello",
               minimum=Decimal(0), maximum=Decimal(100_000_000), example="525,34",
               help="La tabella degli embedding è una ricerca, non un prodotto: vocabolario × dimensione nascosta."
@@ -255,12 +260,6 @@ CALCULATOR = Calculator(
                 default=str(DEFAULT_MODEL.dim)),
         _shape("sliding_window", "Con la finestra l'attenzione di quegli strati copre al più la finestra."),
         _shape("sliding_layers", "Servono per i FLOP dell'attenzione."),
-        Field(id="sequence_length", label="Lunghezza delle sequenze", default="4096", unit="token", group="Modello",
-              maximum=Decimal(10_000_000), help="Token di ogni campione: il contesto che l'attenzione di ogni token"
-                                                " copre (T)."),
-        Field(id="attention_flops", label="Conta i FLOP dell'attenzione (12·L·H·Q·T)", default="on", kind=Kind.FLAG,
-              group="Modello", help="Come l'appendice B di PaLM: i prodotti di query e chiavi e dei punteggi per i"
-                                    " valori, che crescono con la lunghezza delle sequenze."),
         Field(id="method", label="Metodo", default=FULL, kind=Kind.CHOICE, group="Metodo",
               options=(Option(FULL, "Addestramento completo (tutti i pesi)"),
                        Option(FROZEN, "Base congelata: LoRA, QLoRA")),
@@ -272,12 +271,18 @@ CALCULATOR = Calculator(
               group="Metodo", options=(Option(NO_RECOMPUTE, "Nessuno"),
                                        Option(RECOMPUTE, "Completo (ripete il passaggio in avanti)")),
               help="Il ricalcolo non cambia i FLOP del modello (MFU) ma aggiunge lavoro alla GPU (HFU)."),
+        Field(id="attention_flops", label="Conta i FLOP dell'attenzione (12·L·H·Q·T)", default="on", kind=Kind.FLAG,
+              group="Metodo", help="Come l'appendice B di PaLM: i prodotti di query e chiavi e dei punteggi per i"
+                                    " valori, che crescono con la lunghezza delle sequenze."),
         Field(id="tokens_billion", label="Token da elaborare", default="15", kind=Kind.DECIMAL, unit="miliardi",
               group="Dati", optional=True, minimum=Decimal(0), exclusive_minimum=True, maximum=Decimal(10_000_000),
               example="15", help="Tutti i token dell'addestramento, epoche comprese. Vuoto: dal dataset qui sotto."),
         Field(id="dataset_samples", label="Campioni del dataset", default="", group="Dati", optional=True,
               maximum=Decimal(10**13), example="50000",
               help="Usati se i token sono vuoti: campioni × lunghezza delle sequenze × epoche."),
+        Field(id="sequence_length", label="Lunghezza delle sequenze", default="4096", unit="token", group="Dati",
+              maximum=Decimal(10_000_000), help="Token di ogni campione: il contesto che l'attenzione di ogni token"
+                                                " copre (T)."),
         Field(id="epochs", label="Epoche", default="1", kind=Kind.DECIMAL, group="Dati", minimum=Decimal(0),
               exclusive_minimum=True, maximum=Decimal(10_000), help="Passate sul dataset (anche frazionarie)."),
         Field(id="effective_batch", label="Batch effettivo", default="256", unit="campioni", group="Dati",
@@ -336,6 +341,7 @@ CALCULATOR = Calculator(
     chart=chart,
     glance=("time_days", "gpus_needed", "cost_eur"),
     presets=(*presets_for(TIME, head_dim=True), *_gpu_presets(), *_reference_presets()),
+    fold=("Modello",),  # the architecture, collapsed while a model's button fills it
     feeds=(
         Feed("vram", "vram-addestramento-llm", "Calcolatore della VRAM, con lo stesso modello e le stesse GPU",
              {"parameters_billion": "parameters_billion", "gpus": "gpus"}),

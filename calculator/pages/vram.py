@@ -373,14 +373,14 @@ CALCULATOR = Calculator(
         ),
         Field(
             id="optimizer", label="Ottimizzatore e precisione", default="adamw_mixed", kind=Kind.CHOICE,
-            group="Modello", options=_options(), modes=(ARTICLE,),
+            group="Precisione e ottimizzatore", options=_options(), modes=(ARTICLE,),
             help="Decide i byte per parametro dei pesi e degli stati dell'ottimizzatore; tra parentesi pesi +"
                  " ottimizzatore (copia master fp32 compresa). Adafactor: 2 B di pesi, 4 B di copia master più lo"
                  " stato fattorizzato, che dipende dalle matrici del modello.",
         ),
         Field(
             id="gradient_precision", label="Precisione dei gradienti", default="16", kind=Kind.CHOICE,
-            group="Modello", modes=(ARTICLE, STEP),
+            group="Precisione e ottimizzatore", modes=(ARTICLE, STEP),
             options=(Option("16", "16 bit (bf16/fp16, 2 B), come l'articolo ZeRO"),
                      Option("32", "fp32 (4 B), come la pagina di Hugging Face")),
             help="L'articolo ZeRO tiene i gradienti a 16 bit; Transformers li accumula in fp32. Con AdamW in fp32"
@@ -388,7 +388,7 @@ CALCULATOR = Calculator(
         ),
         Field(
             id="activation_gb", label="Memoria delle attivazioni per GPU", default="2", kind=Kind.DECIMAL,
-            unit="GB", group="Modello", minimum=Decimal(0), maximum=Decimal(100_000), modes=(ARTICLE, DEEPSPEED),
+            unit="GB", group="Attivazioni", minimum=Decimal(0), maximum=Decimal(100_000), modes=(ARTICLE, DEEPSPEED),
             help="M = b · A: la stima il calcolatore della memoria delle attivazioni, per micro-batch e per GPU.",
         ),
         *vram_step.fields(),
@@ -507,6 +507,12 @@ CALCULATOR = Calculator(
     glance=("per_gpu_gb", "smi_gib", "fit", "max_micro_batch", "grafico"),
     tones=margin_tones("fit", "headroom_gb", told="fit_tone", none_fits=("max_micro_batch",), also=("advice",)),
     fold=("Forma del modello (per Adafactor)",),
+    # Training choices first, the model after them (as on the activation page); the shape folded last.
+    layout=tuple((group, ()) for group in ("Convenzione", "Metodo", "Precisione e ottimizzatore", "Attivazioni", "GPU",
+                                           "Partizionamento", "Modello")),
+    # The defaults are the ZeRO article's example (7 billion parameters, Llama 2 7B's shape), which no model of the
+    # catalogue is: the page opens with no model pressed and the shape open.
+    unlike_presets="I valori predefiniti sono l'esempio dell'articolo ZeRO (7 miliardi di parametri).",
     tables={"ottimizzatori": optimizer_table, "parallelismi": parallel_table},
     figures={"parallelismi": parallel_figure, "esperti": expert_figure},
     presets=(*presets_for(VRAM), *gpu_presets()),

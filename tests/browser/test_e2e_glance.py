@@ -14,6 +14,7 @@ from ..conftest import Server
 from ..support.pages import calculator, open_ready, output
 
 VRAM, LORA, ACT, ACC = "vram-addestramento-llm", "parametri-lora", "memoria-attivazioni", "accumulo-del-gradiente"
+TIME = "tempo-di-addestramento"
 
 # Whether an element is the topmost thing painted at its centre (not under the bar kept in view).
 UNCOVERED = """(element) => {
@@ -179,3 +180,138 @@ def test_a_link_carries_the_model_merges_into_the_kept_values_and_says_what_arri
     expect(note).to_be_visible()
     expect(note).to_contain_text("Calcolatore della VRAM")
     expect(note).to_contain_text("Dimensione nascosta 4096")
+
+
+def test_the_arrived_note_says_a_box_with_si_or_no_and_a_choice_by_its_label(page: Page, server: Server) -> None:
+    page.goto(f"{server.url}{LORA}/?da={VRAM}&k_proj=on&v_proj=&bias=lora_only")
+    form = calculator(page, LORA)
+    expect(form).to_have_attribute("data-state", "ready", timeout=60_000)
+    note = form.locator("[data-arrived]")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("Key (k_proj) sì")
+    expect(note).to_contain_text("Value (v_proj) no")
+    expect(note).to_contain_text("Bias addestrati (bias) lora_only: i bias degli strati adattati")
+    assert " on" not in (note.text_content() or "")
+
+
+def field_order(form: Locator) -> list[str]:
+    """The names of the visible fields, in the order the reader meets them (top to bottom, then left to right)."""
+    return form.evaluate("""(form) => [...form.querySelectorAll('.calc__inputs [name]')]
+      .filter((e) => e.offsetParent !== null || e.type === 'checkbox' && e.closest('.calc__field').offsetParent !== null)
+      .map((e) => [e.getBoundingClientRect().top + window.scrollY, e.getBoundingClientRect().left, e.name])
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((e) => e[2])""")
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_accumulation_page_puts_memory_and_batch_before_model_parallelism(page: Page, server: Server,
+                                                                            width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    form = open_ready(page, server, ACC)
+    form.locator('[name="mode"]').select_option("gpu")
+    expect(form).to_have_attribute("data-mode", "gpu")
+    order = field_order(form)
+    used = ("target_effective_batch", "data_parallel_gpus", "activation_per_sample_gb", "gpu_memory_gb",
+            "model_states_gb")
+    parallel = ("tensor_parallel", "pipeline_parallel", "context_parallel", "expert_parallel")
+    assert max(order.index(n) for n in used) < min(order.index(n) for n in parallel), order
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_vram_page_puts_the_training_choices_before_the_model(page: Page, server: Server, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    form = open_ready(page, server, VRAM)
+    order = field_order(form)
+    choices = ("optimizer", "gradient_precision", "activation_gb", "gpu_memory_gb", "gpus", "zero_stage")
+    assert max(order.index(n) for n in choices) < order.index("parameters_billion"), order
+    form.locator('[name="convention"]').select_option("passo")
+    expect(form).to_have_attribute("data-mode", "passo")
+    order = field_order(form)
+    choices = ("method", "precision_mode", "sequence_length", "micro_batch", "checkpointing", "gpus")
+    assert max(order.index(n) for n in choices) < order.index("parameters_billion"), order
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_time_page_folds_the_architecture_once_a_model_fills_it(page: Page, server: Server, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    form = open_ready(page, server, TIME)
+    fold = form.locator("details[data-fold]")
+    expect(fold).to_have_count(1)
+    expect(fold).not_to_have_attribute("open", "")  # the defaults are Llama 3.1 8B's
+    expect(fold.locator("summary")).to_contain_text("Llama 3.1 8B")
+    for name in ("layers", "attention_heads", "head_dim", "parameters_billion"):
+        expect(form.locator(f'[name="{name}"]')).to_be_hidden()
+    for name in ("sequence_length", "tokens_billion", "gpus", "mfu_percent"):
+        expect(form.locator(f'[name="{name}"]')).to_be_visible()
+    mixtral = form.get_by_role("button", name="Mixtral 8x7B", exact=True)
+    expect(mixtral).to_be_visible()  # the buttons stay outside the folded group
+    mixtral.click()
+    expect(mixtral).to_have_attribute("aria-pressed", "true")
+    expect(fold.locator("summary")).to_contain_text("Mixtral 8x7B")
+    fold.locator("summary").click()
+    form.locator('[name="layers"]').fill("33")
+    expect(fold.locator("summary")).to_contain_text("Mixtral 8x7B (modificato)")
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_lora_page_opens_with_its_default_model_pressed_and_folded(page: Page, server: Server,
+                                                                      width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    form = open_ready(page, server, LORA)
+    expect(form.get_by_role("button", name="Llama 2 7B", exact=True)).to_have_attribute("aria-pressed", "true")
+    expect(form.locator("details[data-fold]")).not_to_have_attribute("open", "")
+    expect(form.locator("details[data-fold] summary")).to_contain_text("Llama 2 7B")
+
+
+# Every text of a chart as drawn: its rendered font size in CSS pixels (the SVG's scale included).
+CHART_TEXTS = """(svg) => {
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  return [...svg.querySelectorAll('text')].map((t) => [t.textContent, parseFloat(getComputedStyle(t).fontSize) * scale,
+                                                       t.getAttribute('class') || '']);
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+@pytest.mark.parametrize("which", ["tempo", "fasi"])
+def test_the_time_and_phase_charts_have_a_readable_numeric_axis_and_an_html_legend(page: Page, server: Server,
+                                                                                  which: str, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    form = open_ready(page, server, TIME if which == "tempo" else VRAM)
+    if which == "fasi":
+        form.locator('[name="convention"]').select_option("passo")
+        expect(form).to_have_attribute("data-mode", "passo")
+    chart = form.locator("[data-chart]:not(.calc__glance-chart)")
+    svg = chart.locator("svg")
+    expect(svg).to_be_visible()
+    expect(svg.locator(".calc-value-axis")).to_have_count(1)
+    unit = "giorni" if which == "tempo" else "GiB"
+    expect(svg.locator(".calc-value-axis text").last).to_contain_text(unit)
+    texts = svg.evaluate(CHART_TEXTS)
+    ticks = [text for text, _, css in texts if "calc-tick" in css]
+    assert len(ticks) >= 3 and all(t[0].isdigit() for t in ticks), ticks
+    small = [(text, round(size, 1)) for text, size, _ in texts if size < 11]
+    assert not small, f"unreadable at {width} px: {small}"
+    legend = chart.locator("ul.calc-legend li")
+    assert legend.count() >= 2
+    expect(legend.first).to_be_visible()
+    assert float(legend.first.evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)")) >= 11
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_accumulation_gpu_mode_says_what_would_make_one_sample_fit(page: Page, server: Server, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    form = open_ready(page, server, ACC)
+    form.locator('[name="mode"]').select_option("gpu")
+    expect(form).to_have_attribute("data-mode", "gpu")
+    form.get_by_role("button", name="RTX 4090 24GB", exact=True).click()
+    form.locator('[name="model_states_gb"]').fill("23")
+    form.locator('[name="activation_per_sample_gb"]').fill("1")
+    expect(form.locator('.calc__glance-item[data-tone-for="gpu_fit"]')).to_have_attribute("data-tone", "bad")
+    expect(form.locator(".calc__glance")).to_contain_text("Non entra")
+    expect(output(form, "micro_batch_fit")).to_have_text("0")
+    advice = output(form, "advice")
+    expect(advice).to_be_visible()
+    expect(advice).to_contain_text("attivazioni per campione fino a 770 MB")
+    expect(advice).to_contain_text("ZeRO-3 o FSDP")
+    expect(advice).to_contain_text("A100 40GB")
+    expect(form.locator('.calc__output[data-tone-for="advice"]')).to_have_attribute("data-tone", "bad")
+    expect(form.locator('[data-error-for="model_states_gb"]')).to_have_text("")  # an answer, not an error

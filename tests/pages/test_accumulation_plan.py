@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from calculator import respond
+from calculator import CALCULATORS, respond
+from calculator.form.evaluate import evaluate
 from calculator.form.numbers import format_exact_field, format_integer, parse_number, scale_memory
 from calculator.form.svg import svg_part
 from calculator.llm.accumulation_plan import largest_divisor_at_most, plan, plan_exact
@@ -105,16 +106,34 @@ def test_target_on_a_gpu(inputs: tuple[str, ...], expected: tuple[str, ...]) -> 
     assert (same["micro_batch_fit"], same["accumulation_needed"]) == expected[:2]  # type: ignore[index]
 
 
-def test_a_gpu_without_room_for_one_sample_says_it_does_not_fit() -> None:
+def test_a_gpu_without_room_for_one_sample_says_it_does_not_fit_and_what_would_make_it_fit() -> None:
+    """Issue 25: the verdict, a micro-batch of 0 and, for each change, the figure it must reach (computed: the
+    activations that fit after the states, the states that fit beside one sample, the smallest card that holds it),
+    in the verdict's tone; no plan and no configs."""
     answer = respond(request(ACC, mode="gpu", gpu_memory_gb="25,77", model_states_gb="23", reserve_gb="2",
-                             activation_per_sample_gb="1"))
-    assert answer["status"] == "invalid"
-    assert answer["errors"] == {"model_states_gb": (
-        "Stati del modello per GPU: non entra. Una GPU da 25,77 GB, tolti 23 GB di stati del modello e 2 GB di"
-        " riserva del framework, non ha posto per un campione da 1 GB di attivazioni. Riduci gli stati (ZeRO su più"
-        " GPU, un ottimizzatore a 8 bit, LoRA), le attivazioni (sequenze più corte, checkpointing) o scegli una GPU"
-        " più grande."
-    )}
+                             activation_per_sample_gb="1", sequence_length="4096"))
+    assert answer["status"] == "ok", answer["errors"]
+    results: dict[str, str] = answer["results"]  # type: ignore[assignment]
+    assert results["gpu_fit"] == "Non entra in una GPU da 24 GiB = 25,77 GB: mancano 230 MB."
+    assert results["micro_batch_fit"] == "0"
+    assert results["effective_batch"] == results["micro_batch_plan"] == "—" and results["config_hf"] == ""
+    assert results["advice"] == (
+        "Per far entrare almeno un campione, una di queste: attivazioni per campione fino a 770 MB (ora 1 GB), con il"
+        " gradient checkpointing o sequenze più corte (circa 3.153 token invece di 4.096, se le attivazioni crescono"
+        " in proporzione); stati del modello per GPU fino a 22,77 GB (ora 23 GB), con ZeRO-3 o FSDP (se ora non sono"
+        " divisi, su almeno 2 GPU), un ottimizzatore a 8 bit o LoRA; una GPU con almeno 26 GB: la più piccola del"
+        " catalogo è la A100 40GB (40 GiB = 42,95 GB)."
+    )
+    assert answer["chart"] == ""
+    calc = CALCULATORS[ACC]
+    tones = calc.tones(evaluate(calc, {**calc.defaults, "mode": "gpu", "gpu_memory_gb": "25,77",
+                                       "model_states_gb": "23", "activation_per_sample_gb": "1"}).outputs)
+    assert tones == {"gpu_fit": "bad", "micro_batch_fit": "bad", "advice": "bad"}
+    # States larger than the card: only the states or the card can change; past every card, more GPUs.
+    said = respond(request(ACC, mode="gpu", gpu_memory_gb="25,77", model_states_gb="300", reserve_gb="2",
+                           activation_per_sample_gb="1"))["results"]["advice"]  # type: ignore[index]
+    assert "attivazioni per campione" not in said and "almeno 14 GPU" in said
+    assert said.endswith("nessuna GPU del catalogo ha 303 GB: servono più GPU.")
     # Activations in MB are compared in MB: 500 MB fit in the 0,77 GB left.
     fits = respond(request(ACC, mode="gpu", gpu_memory_gb="25,77", model_states_gb="23", reserve_gb="2",
                            activation_unit="MB", activation_per_sample_gb="500", target_effective_batch="8"))

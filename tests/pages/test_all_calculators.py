@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from calculator import CALCULATORS, respond
 from calculator.form.model import Format
 from calculator.form.numbers import format_decimal, format_integer
-from calculator.form.render import render
+from calculator.form.render import pressed, render
 
 from ..conftest import ROOT
 
@@ -118,3 +118,64 @@ def test_choice_labels_are_short_enough_to_read_in_full(calculator_id: str) -> N
     long = [(spec.id, option.label) for spec in CALCULATORS[calculator_id].fields for option in spec.options
             if len(option.label) > 45]
     assert not long
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_the_defaults_are_a_presets_values_or_say_why_not(calculator_id: str) -> None:
+    """Issue 25: a page opens with the model its defaults are pressed (and its shape folded), or declares that its
+    defaults are no preset's on purpose; a model's button that differs from the defaults by a rounding (6,74 for
+    6,738416) would leave the page open, no button pressed, for no reason."""
+    calc = CALCULATORS[calculator_id]
+    folded = {spec.id for group, fields in calc.groups() if group in calc.fold for spec in fields}
+    filling = [preset for preset in calc.presets if folded & set(preset.values)]
+    if not filling:
+        return
+    held = [preset.label for preset in filling if pressed(calc, preset, calc.defaults)]
+    assert bool(held) != bool(calc.unlike_presets), (
+        f"{calculator_id}: the defaults fill {held or 'no preset'}"
+        + (f", yet the page says: {calc.unlike_presets}" if calc.unlike_presets else "; make them one preset's values"
+           " or say why not (Calculator.unlike_presets)"))
+    page = render(calc)
+    if held:  # the group opens folded, its title naming the model
+        assert re.search(rf'<details class="calc__fold" data-fold [^>]*data-filled-by="{re.escape(held[0])}"', page)
+
+
+TICK = re.compile(r'<text class="calc-tick"[^>]*>([^<]*)</text>')
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_every_chart_has_a_numeric_axis_with_its_unit_and_an_html_legend(calculator_id: str) -> None:
+    """Issue 25: no chart without an axis (the time page's bars, the VRAM page's phases had none): in every mode,
+    at least two numeric ticks, a unit on the axis, and the legend as HTML text after the drawing."""
+    calc = CALCULATORS[calculator_id]
+    if calc.chart is None:
+        return
+    mode_field = calc.field(calc.mode_field) if calc.mode_field else None
+    for mode in [o.value for o in mode_field.options] if mode_field else [""]:
+        texts = {**calc.defaults, **({calc.mode_field: mode} if mode else {})}
+        answer = respond({"calculator": calculator_id, "values": texts})
+        if answer["status"] != "ok":  # a mode whose defaults need another field (DeepSpeed's ZeRO stage)
+            continue
+        chart = answer["chart"]
+        assert isinstance(chart, str) and chart, (calculator_id, mode)
+        ticks = TICK.findall(chart)
+        numeric = [t for t in ticks if re.match(r"^-?\d[\d.]*(,\d+)?( |$)", t)]
+        assert len(numeric) >= 2, (calculator_id, mode, ticks)
+        drawing, after = chart.split("</svg>", 1)
+        assert 'class="calc-axis"' in drawing, (calculator_id, mode)
+        assert any(re.search(r"\d [A-Za-zà]", t) or not re.match(r"^[\d.,-]+$", t) for t in ticks), (
+            f"{calculator_id} ({mode}): no tick says the axis' unit: {ticks}")
+        assert after.startswith('<ul class="calc-legend"'), (calculator_id, mode)
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_the_default_gpu_is_the_button_pressed_not_its_twin_of_the_same_memory(calculator_id: str) -> None:
+    """A100 80GB and H100 80GB fill the same memory: at the defaults (an H100) the H100 is pressed."""
+    from calculator.llm.gpus import GPU_DEFAULT
+
+    page = render(CALCULATORS[calculator_id])
+    for row in re.findall(r'<div class="calc__presets"[^>]*>.*?</div>', page, re.S):
+        if "GPU" not in row.split("</span>", 1)[0] or "fp8" in row.split("</span>", 1)[0]:
+            continue
+        on = [label.strip() for label in re.findall(r'aria-pressed="true"[^>]*>([^<]+)', row)]
+        assert on == [GPU_DEFAULT.label], (calculator_id, on)

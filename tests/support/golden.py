@@ -174,7 +174,7 @@ ERRORS += [
     (request(LORA, use_dora="on", lm_head="on"), "use_dora",
      "DoRA: questo calcolatore la conta solo sugli strati lineari; togli embed_tokens e lm_head oppure DoRA."),
     (request(LORA, experts="-1"), "experts", "Esperti per strato (MoE): deve essere almeno 0."),
-    (request(LORA, bias="all"), "model_biases",
+    (request(LORA, bias="all", model_biases=""), "model_biases",
      "Bias del modello: con bias=\"all\" PEFT addestra tutti i bias; indica quanti sono (i modelli del catalogo lo"
      " compilano)."),
     (request(LORA, bias="lora_only"), "bias",
@@ -185,9 +185,9 @@ ERRORS += [
 TIME = "tempo-di-addestramento"
 RESULTS += [
     # Llama 3.1 8B (embedding table left out), 15B tokens of 4096, 8 H100 at 40 % MFU, 2,5 € per GPU-hour.
-    (request(TIME), {"flops_per_token_g": "51,47 GFLOP", "tokens_per_second": "7.685,97 token/s",
-                     "time_days": "2,82 giorni", "gpu_hours": "542,11 GPU-ore", "cost_eur": "1.355,28 €",
-                     "energy_kwh": "379,48 kWh", "mfu_result": "40 %"}),
+    (request(TIME), {"flops_per_token_g": "51,47 GFLOP", "tokens_per_second": "7.685,73 token/s",
+                     "time_days": "2,82 giorni", "gpu_hours": "542,13 GPU-ore", "cost_eur": "1.355,33 €",
+                     "energy_kwh": "379,49 kWh", "mfu_result": "40 %"}),
     (request(TIME, question="scadenza", deadline_days="2"), {"gpus_needed": "12", "time_days": "1,88 giorni"}),
     (request(TIME, method="lora", adapter_million="41,94", tokens_billion="0,1"),
      {"flops_per_token_g": "36,71 GFLOP", "gpu_hours": "2,58 GPU-ore"}),

@@ -251,7 +251,14 @@ function sayArrived(form, search) {
   const filled = [...params].filter(([name]) => form.elements.namedItem(name) instanceof Element).map(([name, value]) => {
     const control = form.elements.namedItem(name);
     const label = control.id ? form.querySelector(`label[for="${CSS.escape(control.id)}"]`) : null;
-    return `${label ? label.textContent.trim() : name} ${value}`;
+    // As the fields now read (the address has filled them): a box's "on" said sì/no, a choice by its option's label.
+    let said = value;
+    if (control instanceof HTMLInputElement && control.type === "checkbox") {
+      said = control.checked ? note.dataset.yes : note.dataset.no;
+    } else if (control instanceof HTMLSelectElement && control.selectedOptions.length) {
+      said = control.selectedOptions[0].textContent.trim();
+    }
+    return `${label ? label.textContent.trim() : name} ${said}`;
   });
   note.textContent = `${note.dataset.arrived.replace("{}", title)} ${filled.join("; ")}.`;
   note.hidden = false;
