@@ -19,6 +19,7 @@ from tools.local_server import free_port
 
 from ..conftest import Server, build_site, serving, watched_page
 from ..support.pages import answer, calculator, output
+from ..support.pages import field as field_of
 
 pytestmark = pytest.mark.browser
 
@@ -93,9 +94,7 @@ def test_ten_navigations_between_siblings_keep_one_engine_answering(page: Page, 
         calc = CALCULATORS[calc_id]
         field = next(f for f in calc.fields if f.numeric and not f.optional and not f.modes)
         value = str(int(parse_number(field.default)) + number)
-        if not form.locator(f'[name="{field.id}"]').is_visible():
-            form.locator("details[data-fold] summary").click()  # the model's shape, folded once a preset filled it
-        form.locator(f'[name="{field.id}"]').fill(value)
+        field_of(form, field.id).fill(value)
         expected = answer(calc_id, {field.id: value})["results"]
         shown = next(k for k, v in expected.items() if v != answer(calc_id, {})["results"][k])  # type: ignore[union-attr]
         expect(output(form, shown)).to_have_text(expected[shown])  # type: ignore[index]

@@ -17,6 +17,7 @@ from sitebuild.engine import engine_path
 
 from ..conftest import Server, Watch, assert_clean, serve, watch_page, watched_context, watched_page
 from ..support.pages import READY_TIMEOUT, calculator, open_ready, output
+from ..support.pages import field as field_of
 from ..support.smoke import EDITS
 
 PAGES = ["", *(f"{c}/" for c in CALCULATORS), "404.html"]
@@ -121,8 +122,8 @@ def use_calculator(page: Page, calculator_id: str) -> None:
     edit = EDITS[calculator_id]
     form = calculator(page, calculator_id)
     expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
-    for field, value in edit.values.items():
-        form.locator(f'[name="{field}"]').fill(value)
+    for name, value in edit.values.items():
+        field_of(form, name).fill(value)
     expect(output(form, edit.result)).to_have_text(edit.expected)
 
 

@@ -23,6 +23,15 @@ def open_ready(page: Page, server: Server, calculator_id: str) -> Locator:
     return form
 
 
+def field(form: Locator, name: str) -> Locator:
+    """A field, its folded group opened first (a preset folds the model's shape, as a reader would find it)."""
+    control = form.locator(f'[name="{name}"]')
+    fold = form.locator(f'details[data-fold]:not([open]):has([name="{name}"])')
+    if fold.count():
+        fold.locator("summary").click()
+    return control
+
+
 def output(form: Locator, result_id: str) -> Locator:
     """The result as the results column shows it (not its copy kept in view on narrow screens)."""
     return form.locator(f'[data-output="{result_id}"]:not(.calc__glance *)')
