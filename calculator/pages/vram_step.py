@@ -77,8 +77,7 @@ def architecture_of(values: Values) -> Architecture:
 
 def _count(values: Values, key: str) -> int:
     """A count the step convention may lack (an older link): 0 then."""
-    value = values.get(key)
-    return int(value) if isinstance(value, Decimal) else 0
+    return int(optional_number(values, key) or 0)
 
 
 def norm_of(values: Values, precision: str, method: str) -> str:
