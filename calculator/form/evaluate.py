@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation, localcontext
-from urllib.parse import urlencode
+from functools import lru_cache
+from urllib.parse import quote_plus
 
 from .model import Calculator, ComputeError, Feed, FieldError, Kind, Problem, Value, read_field
 from .numbers import ParseError, ambiguous_reading, format_exact_field, format_field, format_grouped, parse_number
@@ -174,10 +175,22 @@ def field_notes(calc: Calculator, texts: Mapping[str, object], mode: str, units:
 def _link(calc: Calculator, feed: Feed, values: Mapping[str, Value],
           outputs: Mapping[str, Decimal | str | None]) -> str | None:
     """A link's query, with the fields the sibling shares with this calculator (``family.carried``)."""
-    from .family import carried  # the registry it reads imports every page, which import this module
+    key = (id(calc), id(feed))  # both live as long as the registry: what a feed carries is worked out once
+    if key not in _CARRIED:
+        from .family import carried  # the registry it reads imports every page, which import this module
 
-    sources, optional = carried(calc, feed)
+        _CARRIED[key] = carried(calc, feed)
+    sources, optional = _CARRIED[key]
     return feed_query(sources, feed.fixed, values, outputs, optional)
+
+
+_CARRIED: dict[tuple[int, int], tuple[dict[str, str], tuple[str, ...]]] = {}
+
+
+@lru_cache(maxsize=4096)
+def _quoted(text: str) -> str:
+    """``quote_plus``, remembered: an edit changes one or two of the many values a link carries."""
+    return quote_plus(text)
 
 
 def feed_query(sources: Mapping[str, str], fixed: Mapping[str, str], values: Mapping[str, Value],
@@ -198,7 +211,7 @@ def feed_query(sources: Mapping[str, str], fixed: Mapping[str, str], values: Map
             texts[target] = format_field(value)
         elif isinstance(value, str):
             texts[target] = value
-    return "?" + urlencode(texts)
+    return "?" + "&".join(f"{_quoted(key)}={_quoted(text)}" for key, text in texts.items())  # urlencode's form
 
 
 def field_units(calc: Calculator, values: Mapping[str, Value]) -> dict[str, str]:

@@ -8,21 +8,36 @@
 // sent meanwhile (then it sets calcEngineStart to null: nothing more to start).
 //
 // The theme's search worker builds its index as the page starts, on the same cores: it is created only once the
-// engine has answered (or failed), when the search box is first used, or after SEARCH_LATEST_MS, whichever comes
-// first. Until then the theme holds a stand-in that keeps its messages, listeners and handlers for the real one.
+// engine has answered (or failed) and the reader is calm (calcEngineCalm, below), when the search box is first used,
+// or after SEARCH_LATEST_MS, whichever comes first. Until then the theme holds a stand-in that keeps its messages, listeners and handlers for the real one.
 // calcEngineSettled resolves once this start has answered or failed (offline.mjs waits for it on the home page).
+// calcEngineCalm resolves later, once the reader has neither typed nor pressed for CALM_MS after that: what can wait
+// (the search index, the service worker's precaching of the whole site) then does not slow the first edits, while
+// the runtime still compiles the code they run.
 (({ worker: workerPath, engine: version, idle }) => {
   if (window.calcEngineStart !== undefined || location.protocol === "file:") return;
   const SEARCH_LATEST_MS = 10000;
+  const CALM_MS = 2000;
   const Original = window.Worker;
   let wanted = () => {};
   const searchWanted = new Promise((resolve) => (wanted = resolve));
   let settled = () => {};
   window.calcEngineSettled = new Promise((resolve) => (settled = resolve));
-  const settle = () => {
-    settled();
-    wanted();
-  };
+  let lastInput = -Infinity;
+  for (const type of ["input", "keydown", "pointerdown"]) {
+    addEventListener(type, () => (lastInput = performance.now()), { capture: true, passive: true });
+  }
+  window.calcEngineCalm = window.calcEngineSettled.then(() => new Promise((resolve) => {
+    const since = performance.now();
+    const check = () => {
+      const wait = Math.max(since, lastInput) + CALM_MS - performance.now();
+      if (wait <= 0) resolve();
+      else setTimeout(check, wait);
+    };
+    check();
+  }));
+  window.calcEngineCalm.then(() => wanted());
+  const settle = () => settled();
   const isSearch = (url) => /\/workers\/search\.[^/]*js$/.test(new URL(String(url), location.href).pathname);
   class DeferredWorker {
     constructor(url, options) {

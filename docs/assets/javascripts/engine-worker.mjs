@@ -202,14 +202,33 @@ engine.then(({ boot: how }) => self.postMessage(protocol.ready(how)), async (err
   await modules;
   self.postMessage(protocol.failed(error));
 });
-// Once ready (the page has heard so just before), fetch the standard library for later imports.
-const stdlib = engine.then(({ pyodide, engineDir, boot: how }) => how === "snapshot" && installStdlib(pyodide, engineDir));
+// Once ready, the standard library for later imports is fetched when no answer has been asked for CALM_MS (the first
+// edits come first, while the runtime still compiles the code they run), or at once when an answer needs it.
+const CALM_MS = 2000;
+let lastRequest = -Infinity;
+let wantStdlib = () => {};
+const stdlibWanted = new Promise((resolve) => (wantStdlib = resolve));
+const stdlib = engine.then(async ({ pyodide, engineDir, boot: how }) => {
+  if (how !== "snapshot") return false;
+  await stdlibWanted;
+  return installStdlib(pyodide, engineDir);
+});
 stdlib.catch(() => {}); // then only an answer that needs it fails, and says so
+engine.then(() => {
+  const readyAt = performance.now();
+  const check = () => {
+    const wait = Math.max(readyAt, lastRequest) + CALM_MS - performance.now();
+    if (wait <= 0) wantStdlib();
+    else setTimeout(check, wait);
+  };
+  check();
+}, () => {});
 
 /** calculator.form.api.handle never raises; an answer that needed a missing module is retried once the library is in. */
 async function answer(handle, request) {
   const response = handle(request);
   if (!missingModule(response)) return response;
+  wantStdlib();
   try {
     await stdlib;
   } catch {
@@ -219,6 +238,7 @@ async function answer(handle, request) {
 }
 
 async function computeAnswer(data) {
+  lastRequest = performance.now();
   let handle;
   try {
     ({ handle } = await engine);

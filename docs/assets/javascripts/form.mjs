@@ -19,9 +19,26 @@
 
 import { compute, engineStatus, onEngineChange, startEngine } from "./engine-client.mjs";
 
+/** @type {WeakMap<Element, Record<string, Element[]>>} */
+const partsOf = new WeakMap();
+// Every edit reads the fields and writes the results: the elements are looked up once per form (the renderer wrote
+// them all; answers only change their text and attributes, and a chart's own inside, which is not looked up here).
+const PARTS = {
+  controls: "input[name], select[name]", tones: "[data-tone-for]", outputs: "[data-output]", notes: "[data-note-for]",
+  errors: "[data-error-for]", feeds: "a[data-feed]", units: "[data-unit-of]", charts: "[data-chart]",
+  modes: "[data-modes]", absent: "[data-absent-field]", rows: ".calc__presets", folds: "[data-fold]",
+};
+
+/** The form's parts of a kind (PARTS), found once. */
+function parts(form, kind) {
+  let found = partsOf.get(form);
+  if (!found) partsOf.set(form, (found = {}));
+  return (found[kind] ??= [...form.querySelectorAll(PARTS[kind])]);
+}
+
 function readValues(form) {
   const values = {};
-  for (const control of form.querySelectorAll("input[name], select[name]")) {
+  for (const control of parts(form, "controls")) {
     values[control.name] = control.type === "checkbox" ? (control.checked ? control.value : "") : control.value;
   }
   return values;
@@ -31,6 +48,15 @@ function readValues(form) {
 // style and layout pass.
 function setText(element, text) {
   if (element.textContent !== text) element.textContent = text;
+}
+
+/** An attribute written only when it changes (writing the same value still costs a style pass). */
+function setAttribute(element, name, value) {
+  if (element.getAttribute(name) !== value) element.setAttribute(name, value);
+}
+
+function setHidden(element, hidden) {
+  if (element.hidden !== hidden) element.hidden = hidden;
 }
 
 /** @type {WeakMap<Element, string>} */
@@ -54,41 +80,41 @@ function show(form, response, edited = false) {
   if (message) setText(message, answer.message);
   if (edited) announce(form, answer.announce ?? answer.message);
   if (answer.status === "error") return; // the message says so; the last results stay
-  for (const toned of form.querySelectorAll("[data-tone-for]")) { // a verdict's colour, a negative margin
+  for (const toned of parts(form, "tones")) { // a verdict's colour, a negative margin
     const tone = (answer.tones ?? {})[toned.dataset.toneFor] ?? "";
     if (toned.dataset.tone !== tone) toned.dataset.tone = tone;
   }
-  for (const output of form.querySelectorAll("[data-output]")) {
+  for (const output of parts(form, "outputs")) {
     setText(output, answer.results[output.dataset.output] ?? form.dataset.blank);
   }
-  for (const note of form.querySelectorAll("[data-note-for]")) { // how Python read an ambiguous number
+  for (const note of parts(form, "notes")) { // how Python read an ambiguous number
     const text = (answer.notes ?? {})[note.dataset.noteFor] ?? "";
     setText(note, text);
-    note.hidden = !text;
+    setHidden(note, !text);
   }
-  for (const error of form.querySelectorAll("[data-error-for]")) {
+  for (const error of parts(form, "errors")) {
     const message = answer.errors[error.dataset.errorFor] ?? "";
     setText(error, message);
     const control = form.elements.namedItem(error.dataset.errorFor);
     if (control instanceof Element) {
-      if (message) control.setAttribute("aria-invalid", "true");
-      else control.removeAttribute("aria-invalid");
+      if (message) setAttribute(control, "aria-invalid", "true");
+      else if (control.hasAttribute("aria-invalid")) control.removeAttribute("aria-invalid");
     }
   }
-  for (const link of form.querySelectorAll("a[data-feed]")) {
+  for (const link of parts(form, "feeds")) {
     const query = answer.links[link.dataset.feed];
-    link.hidden = query === undefined; // no link to a sibling from values that do not compute
+    setHidden(link, query === undefined); // no link to a sibling from values that do not compute
     if (query === undefined) continue;
     const target = new URL(link.href); // the sibling's page, as the site generator wrote it
     target.search = query;
     if (link.href !== target.href) link.href = target.href;
   }
-  for (const unit of form.querySelectorAll("[data-unit-of]")) {
+  for (const unit of parts(form, "units")) {
     setText(unit, answer.units[unit.dataset.unitOf] ?? unit.textContent);
   }
   applyMode(form, answer.mode);
   if (Array.isArray(answer.absent)) applyAbsent(form, answer.absent);
-  for (const chart of form.querySelectorAll("[data-chart]")) { // the chart, and its copy kept in view
+  for (const chart of parts(form, "charts")) { // the chart, and its copy kept in view
     if (drawn.get(chart) === answer.chart) continue;
     chart.innerHTML = answer.chart; // SVG drawn by the Python package from validated numbers only
     if (chart.closest(".calc__glance")) { // a copy: no repeated ids
@@ -105,18 +131,18 @@ function show(form, response, edited = false) {
 function applyMode(form, mode) {
   if (form.dataset.mode === mode) return;
   form.dataset.mode = mode;
-  for (const element of form.querySelectorAll("[data-modes]")) {
-    element.hidden = !element.dataset.modes.split(" ").includes(mode);
+  for (const element of parts(form, "modes")) {
+    setHidden(element, !element.dataset.modes.split(" ").includes(mode));
   }
 }
 
 /** Hide the fields Python lists as absent for these values (a LoRA target the model lacks); a field of another
  * mode stays hidden. */
 function applyAbsent(form, absent) {
-  for (const element of form.querySelectorAll("[data-absent-field]")) {
+  for (const element of parts(form, "absent")) {
     const modes = element.dataset.modes;
     const otherMode = modes !== undefined && !modes.split(" ").includes(form.dataset.mode);
-    element.hidden = otherMode || absent.includes(element.dataset.absentField);
+    setHidden(element, otherMode || absent.includes(element.dataset.absentField));
   }
 }
 
@@ -151,6 +177,15 @@ function holds(control, value) {
   return control.value === value;
 }
 
+/** @type {WeakMap<Element, any>} */
+const cached = new WeakMap();
+/** What an element's attribute or contents give, worked out once (a preset's fields, a row's buttons). */
+const once = (element, make) => (cached.has(element) ? cached.get(element) : (cached.set(element, make()), cached.get(element)));
+/** A preset button's fields (data-preset: field → text). @returns {Record<string, string>} */
+const presetOf = (button) => once(button, () => JSON.parse(button.dataset.preset));
+const buttonsOf = (row) => once(row, () => [...row.querySelectorAll("[data-preset]")]);
+const namesIn = (fold) => once(fold, () => [...fold.querySelectorAll("[name]")].map((control) => control.name));
+
 /**
  * The preset buttons whose texts the fields hold are pressed (aria-pressed), the others not; a folded group
  * ([data-fold], the model's shape) names the preset that filled it, followed by its data-edited text once a
@@ -158,24 +193,24 @@ function holds(control, value) {
  */
 export function markPresets(form, clicked = null) {
   const held = new Map();
-  const matches = (button) => Object.entries(JSON.parse(button.dataset.preset)).every(([name, value]) => {
+  const matches = (button) => Object.entries(presetOf(button)).every(([name, value]) => {
     const control = form.elements.namedItem(name);
     return !(control instanceof Element) || holds(control, value);
   });
   // One pressed per row (two cards may share a memory): the one clicked, else the one still pressed, else the first.
-  for (const row of form.querySelectorAll(".calc__presets")) {
-    const buttons = [...row.querySelectorAll("[data-preset]")];
+  for (const row of parts(form, "rows")) {
+    const buttons = buttonsOf(row);
     const holding = buttons.filter(matches);
     const was = buttons.find((button) => button.getAttribute("aria-pressed") === "true");
     const on = holding.includes(clicked) ? clicked : holding.includes(was) ? was : holding[0];
-    for (const button of buttons) button.setAttribute("aria-pressed", String(button === on));
+    for (const button of buttons) setAttribute(button, "aria-pressed", String(button === on));
     const name = on ? on.firstChild.textContent.trim() : ""; // a GPU button: its name (its first text), not its note
-    if (on) for (const field of Object.keys(JSON.parse(on.dataset.preset))) held.set(field, name);
+    if (on) for (const field of Object.keys(presetOf(on))) held.set(field, name);
   }
-  for (const fold of form.querySelectorAll("[data-fold]")) {
-    const names = [...fold.querySelectorAll("[name]")].map((control) => control.name);
+  for (const fold of parts(form, "folds")) {
+    const names = namesIn(fold);
     const label = names.map((name) => held.get(name)).find(Boolean);
-    if (label) fold.dataset.filledBy = label;
+    if (label) setAttribute(fold, "data-filled-by", label);
     const by = fold.dataset.filledBy;
     const note = fold.querySelector("[data-fold-note]");
     if (note) setText(note, label || !by ? label ?? "" : `${by} ${fold.dataset.edited}`);
