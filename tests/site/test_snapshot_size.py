@@ -2,7 +2,7 @@
 before the engine can answer (issue 26).
 
 Pyodide alone, with nothing imported, makes a snapshot of 30.0 MiB of memory, 14.3 MiB of it not zero (measured in
-Node with Pyodide 314.0.7). Answering the warm-up's requests while keeping them all (as the build did until
+Node with the pinned Pyodide, 2026-12-04). Answering the warm-up's requests while keeping them all (as the build did until
 2026-12-04) grew the memory to 36.0 MiB and its non-zero pages to 19.8 MiB; one at a time, with nothing kept,
 it stays at 30.0 and 16.5 MiB.
 """
