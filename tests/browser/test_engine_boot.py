@@ -188,6 +188,39 @@ def test_the_standard_library_comes_after_the_snapshot(engine_page: Page, server
     assert names.index("python_stdlib.empty.zip") < names.index("python_stdlib.zip")
 
 
+def test_what_can_wait_waits_until_the_reader_pauses(browser, server: Server) -> None:  # type: ignore[no-untyped-def]
+    """The search index, the service worker (which precaches the whole site) and the standard library do not start
+    while the reader edits right after the start: the first edits have the cores. Once the edits pause for 2 s, all
+    three start (issue 26)."""
+    watch = Watch()
+    context = watched_context(browser, server.host, watch)  # service workers allowed
+    page = context.new_page()
+    watch_page(page, watch)
+    page.add_init_script(RECORD_WORKERS)
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url.rsplit("/", 1)[-1]))
+    page.goto(server.url + "accumulo-del-gradiente/")
+    form = calculator(page, "accumulo-del-gradiente")
+    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    field = form.locator('[name="data_parallel_gpus"]')
+    registered = "navigator.serviceWorker.getRegistration().then((r) => Boolean(r))"
+    for i in range(12):  # 3 s of edits, one every 250 ms
+        field.fill(str(2 + i % 5))
+        page.wait_for_timeout(250)
+        assert recorded(page, SEARCH_WORKER) == [], f"search worker started during the edits (edit {i})"
+        assert not page.evaluate(registered) and "python_stdlib.zip" not in asked
+    paused = page.evaluate("performance.now()")
+    for _ in range(80):  # up to 8 s
+        if recorded(page, SEARCH_WORKER) and page.evaluate(registered) and "python_stdlib.zip" in asked:
+            break
+        page.wait_for_timeout(100)
+    (searching,) = recorded(page, SEARCH_WORKER)
+    assert searching["at"] >= paused + 1500  # after the pause, not at the engine's answer
+    assert page.evaluate(registered) and "python_stdlib.zip" in asked
+    context.close()
+    assert watch.page_errors == [] and watch.foreign_requests == []
+
+
 @pytest.fixture
 def one_megabit_server(site_dir: Path) -> Iterator[Server]:
     """The site on a 1 Mbit/s link with 50 ms round trips: the engine's start (about 10.5 MB) takes about 90 s."""

@@ -9,7 +9,8 @@
 //
 // The theme's search worker builds its index as the page starts, on the same cores: it is created only once the
 // engine has answered (or failed) and the reader is calm (calcEngineCalm, below), when the search box is first used,
-// or after SEARCH_LATEST_MS, whichever comes first. Until then the theme holds a stand-in that keeps its messages, listeners and handlers for the real one.
+// or after SEARCH_LATEST_MS, whichever comes first. Until then the theme holds a stand-in that keeps its messages,
+// listeners and handlers for the real one.
 // calcEngineSettled resolves once this start has answered or failed (offline.mjs waits for it on the home page).
 // calcEngineCalm resolves later, once the reader has neither typed nor pressed for CALM_MS after that: what can wait
 // (the search index, the service worker's precaching of the whole site) then does not slow the first edits, while
