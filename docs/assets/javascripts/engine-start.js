@@ -14,7 +14,7 @@
 // calcEngineSettled resolves once this start has answered or failed (offline.mjs waits for it on the home page).
 // calcEngineCalm resolves later, once the reader has neither typed nor pressed for CALM_MS after that: what can wait
 // (the search index, the service worker's precaching of the whole site) then does not slow the first edits, while
-// the runtime still compiles the code they run.
+// the runtime still compiles the code they run. On the home page (data-idle) it resolves with calcEngineSettled.
 (({ worker: workerPath, engine: version, idle }) => {
   if (window.calcEngineStart !== undefined || location.protocol === "file:") return;
   const SEARCH_LATEST_MS = 10000;
@@ -28,7 +28,7 @@
   for (const type of ["input", "keydown", "pointerdown"]) {
     addEventListener(type, () => (lastInput = performance.now()), { capture: true, passive: true });
   }
-  window.calcEngineCalm = window.calcEngineSettled.then(() => new Promise((resolve) => {
+  const calm = () => new Promise((resolve) => {
     const since = performance.now();
     const check = () => {
       const wait = Math.max(since, lastInput) + CALM_MS - performance.now();
@@ -36,7 +36,9 @@
       else setTimeout(check, wait);
     };
     check();
-  }));
+  });
+  // The home page has no edits to wait for: its engine started at idle, for the calculator its links lead to.
+  window.calcEngineCalm = window.calcEngineSettled.then(() => (idle === undefined ? calm() : undefined));
   window.calcEngineCalm.then(() => wanted());
   const settle = () => settled();
   const isSearch = (url) => /\/workers\/search\.[^/]*js$/.test(new URL(String(url), location.href).pathname);

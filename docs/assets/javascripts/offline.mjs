@@ -58,6 +58,6 @@ function quiet() {
 const secure = location.protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(location.hostname);
 if ("serviceWorker" in navigator && secure) {
   // Precaching downloads the whole site: let the page and its engine have the network first, and the reader's first
-  // edits the cores (engine-start.js's calcEngineCalm, where it ran).
+  // edits the cores (engine-start.js's calcEngineCalm, where it ran; on the home page, as soon as its engine answered).
   quiet().then(() => window.calcEngineCalm).then(register).catch(() => {}); // without it the site still works online
 }
