@@ -418,8 +418,9 @@ export function mountEngine(form, restored) {
     const before = spoken === true ? computed : null;
     const response = await compute(JSON.stringify({ calculator, values, before }));
     if (ticket !== latest) return;
-    computed = values;
     const rewritten = rewrite(form, response, values);
+    // Python computed with the converted texts: the next edit's "before" must hold them, not those sent.
+    computed = rewritten ? readValues(form) : values;
     show(form, response, spoken === true);
     delete form.dataset.busy;
     if (rewritten) form.dispatchEvent(new Event("change")); // the converted values go to the address
