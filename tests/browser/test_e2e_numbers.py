@@ -49,6 +49,28 @@ def test_changing_the_unit_converts_the_value(page: Page, server: Server) -> Non
     assert query["activation_unit"] == ["MB"] and query["activation_per_sample_gb"] == ["250"]
 
 
+# The reader's first edit can come before the engine's first answer: changes the unit the moment the form says ready.
+UNIT_AT_READY = """
+document.addEventListener("DOMContentLoaded", () => {
+  const form = document.querySelector('form[data-calculator="accumulo-del-gradiente"]');
+  new MutationObserver((_, observer) => {
+    if (form.dataset.state !== "ready") return;
+    observer.disconnect();
+    form.elements.namedItem("activation_unit").value = "MB";
+    form.elements.namedItem("activation_unit").dispatchEvent(new Event("change", { bubbles: true }));
+  }).observe(form, { attributes: true, attributeFilter: ["data-state"] });
+});
+"""
+
+
+def test_a_unit_changed_before_the_first_answer_converts_the_value(page: Page, server: Server) -> None:
+    page.add_init_script(UNIT_AT_READY)
+    form = open_ready(page, server, ACC)
+    expect(form.locator('[name="activation_unit"]')).to_have_value("MB")
+    expect(form.locator('[name="activation_per_sample_gb"]')).to_have_value("500")
+    expect(output(form, "activation_memory")).to_have_text("2 GB")
+
+
 def test_eight_gpus_and_a_target_of_256_plan_256(page: Page, server: Server) -> None:
     form = open_ready(page, server, ACC)
     form.locator('[name="mode"]').select_option("gpu")
