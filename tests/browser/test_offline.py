@@ -156,6 +156,30 @@ def test_works_offline_after_one_visit(own_page: Page, own_server: tuple[Server,
     expect(page.locator(".md-search-result__item").first).to_be_visible(timeout=20_000)
 
 
+# How each entry of a visit was served: the service worker's static route that matched, if any.
+ROUTES_SEEN = """() => Object.fromEntries(performance.getEntriesByType("navigation")
+  .concat(performance.getEntriesByType("resource"))
+  .map((entry) => [new URL(entry.name).pathname, entry.workerMatchedSourceType]))"""
+
+
+@pytest.mark.browser
+def test_a_returning_visit_takes_assets_from_the_cache_without_the_workers_handler(
+    own_page: Page, own_server: tuple[Server, Path],
+) -> None:
+    """The Static Routing API: files under assets/ come from this deploy's cache, a page races network and handler."""
+    server, _ = own_server
+    page = own_page
+    open_ready(page, server, "accumulo-del-gradiente")
+    wait_for_service_worker(page)
+    page.reload()
+    expect(calculator(page, "accumulo-del-gradiente")).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    seen = page.evaluate(ROUTES_SEEN)
+    assets = {path: source for path, source in seen.items() if path.startswith("/assets/")}
+    assert any(path.endswith(".css") for path in assets) and any(path.endswith(".js") for path in assets)
+    assert set(assets.values()) == {"cache"}, assets
+    assert seen["/accumulo-del-gradiente/"] == "race-network-and-fetch-handler"
+
+
 def test_offline_addresses_find_their_page_or_the_404(own_page: Page, own_server: tuple[Server, Path]) -> None:
     """Offline, an address without its trailing slash or with index.html opens the page (redirected to the address
     the cache knows it by, so that its relative links hold); an unknown path gets the site's 404 page."""
