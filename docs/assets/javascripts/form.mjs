@@ -402,8 +402,7 @@ export function mountEngine(form, restored) {
   const calculator = form.dataset.calculator;
   const status = form.querySelector("[data-engine-status]");
   let latest = 0;
-  let computed = null; // the values of the last answer shown
-  let first = null; // the values of the first request: those shown until its answer (or a later one) arrives
+  let computed = null; // the values of the last answer shown (until the first answer, those of the first request)
   // Values not yet computed: typed, or taken from the address or this device.
   let edited = restored;
 
@@ -415,9 +414,9 @@ export function mountEngine(form, restored) {
     const ticket = ++latest;
     form.dataset.busy = "";
     const values = readValues(form);
-    first ??= values;
+    computed ??= values;
     // After an edit Python also gets the values it computed last: a unit the reader changed converts the values in it.
-    const before = spoken === true ? (computed ?? first) : null;
+    const before = spoken === true ? computed : null;
     const response = await compute(JSON.stringify({ calculator, values, before }));
     if (ticket !== latest) return;
     const rewritten = rewrite(form, response, values);
