@@ -3,7 +3,8 @@
 For each calculator page and for a reference page (Pyodide on the main thread,
 the package written to the file system, nothing else) it measures:
 first paint with correct results; time to ready, cold and warm; input-to-result
-latency; main-thread long tasks during load; bytes of a first visit (raw and
+latency (edits from the moment the page is ready, and, in the second run, after
+2 s of reading); main-thread long tasks during load; bytes of a first visit (raw and
 gzip); the cold figures again on a plain server (no precompressed copies) and
 on a throttled network (40 Mbit/s, 20 ms). Warm is measured twice: a second
 visit in the same off-the-record window (no code cache: the worst warm case),
@@ -58,6 +59,8 @@ THROTTLED = Throttle(bytes_per_second=40e6 / 8, round_trip_seconds=0.020)
 SETTLE_MS = 2000
 # On the home page a reader reads a while before following a link: the engine (started at idle) has that long.
 HOME_READING_MS = 3000
+# A reader who reads before typing: the second run's edits begin this long after the page is ready.
+READING_MS = 2000
 
 # Recorded from navigation start, in the page, so that test tooling adds nothing.
 PROBE = """
@@ -268,10 +271,12 @@ def first_visit_bytes(site: Path, base: str, sizes: dict[str, int]) -> dict[str,
 
 
 def sample(
-    browser: Any, server: Server, site: Path, name: str, first_run: bool, edits: int, warm: bool, settle_ms: int
+    browser: Any, server: Server, site: Path, name: str, first_run: bool, edits: int, warm: bool, settle_ms: int,
+    edits_after_ms: int = 0,
 ) -> dict[str, Any]:
     """One cold visit of a page in a fresh context, then (if ``warm``) a second visit; the first run also
-    counts the bytes and times ``edits`` edits."""
+    counts the bytes. ``edits`` edits are timed, from ``edits_after_ms`` after the page is ready (0: at once,
+    as ``latencies``; later, as a reader who reads first: ``latencies_after_reading``)."""
     path, field = PAGES[name]
     context = browser.new_context(bypass_csp=True)
     context.add_init_script(PROBE)
@@ -287,8 +292,10 @@ def sample(
     }
     if first_run:
         found["bytes"] = first_visit_bytes(site, server.url, first["sizes"])
-        if field and edits:
-            found["latencies"] = first["page"].evaluate(EDIT_LOOP, [field, edits])
+    if field and edits:
+        first["page"].wait_for_timeout(edits_after_ms)
+        key = "latencies_after_reading" if edits_after_ms else "latencies"
+        found[key] = first["page"].evaluate(EDIT_LOOP, [field, edits])
     if warm:
         stay_until_installed(first["page"], name)
         first["page"].close()
@@ -356,9 +363,10 @@ def summarize(samples: list[dict[str, Any]]) -> dict[str, Any]:
     if "returning" in samples[0]:
         result["ready_returning_ms"] = {
             visit: summary([s["returning"][visit] for s in samples]) for visit in ("first", "second", "third")}
-    if latencies := samples[0].get("latencies"):
-        result["input_to_result_ms"] = {"p50": round(percentile(latencies, 0.5), 2),
-                                        "p95": round(percentile(latencies, 0.95), 2), "edits": len(latencies)}
+    for key, figure in (("latencies", "input_to_result_ms"), ("latencies_after_reading", "input_after_reading_ms")):
+        if latencies := next((s[key] for s in samples if key in s), None):
+            result[figure] = {"p50": round(percentile(latencies, 0.5), 2),
+                              "p95": round(percentile(latencies, 0.95), 2), "edits": len(latencies)}
     return result
 
 
@@ -408,7 +416,10 @@ def run(
                 throttled: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
                 for index in range(runs):
                     for name in names:
-                        found = sample(chromium, fast, site, name, index == 0, edits, True, settle_ms)
+                        # Edits at once in the first run; in the second, after a reader's pause.
+                        timed = edits if index < 2 else 0
+                        found = sample(chromium, fast, site, name, index == 0, timed, True, settle_ms,
+                                       READING_MS if index == 1 else 0)
                         if returning_visits:
                             found["returning"] = returning(chromium, fast, name, settle_ms)
                         loopback[name].append(found)
@@ -488,12 +499,13 @@ def _span(figure: dict[str, float] | None) -> str:
 
 def table(report: dict[str, Any]) -> str:
     rows = ["| page | paint with results | ready cold | warm, off the record | warm, 2nd visit (profile) "
-            "| 3rd visit (profile) | ratio cold (gzip / plain server) | input p50 / p95 | long tasks "
-            "| first visit raw / gzip | throttled ready cold |", "|---|" + "---:|" * 10]
+            "| 3rd visit (profile) | ratio cold (gzip / plain server) | input p50 / p95 | input after reading p50 / p95 "
+            "| long tasks | first visit raw / gzip | throttled ready cold |", "|---|" + "---:|" * 11]
     for name, r in report["loopback"].items():
         slowest = report["throttled_40mbit_20ms"].get(name)
         slow = f"{slowest['ready_cold_ms']['median']:.0f} ms" if slowest else "—"
         latency = r.get("input_to_result_ms")
+        reading = r.get("input_after_reading_ms")
         back = r.get("ready_returning_ms", {})
         plain = report.get("plain_server", {}).get(name)
         rows.append(
@@ -502,6 +514,7 @@ def table(report: dict[str, Any]) -> str:
             f"| {_span(back.get('second'))} | {_span(back.get('third'))} "
             f"| {r['ratio_to_reference_cold']} / {plain['ratio_to_reference_cold'] if plain else '—'} "
             f"| {(f'{latency['p50']} / {latency['p95']} ms') if latency else '—'} "
+            f"| {(f'{reading['p50']} / {reading['p95']} ms') if reading else '—'} "
             f"| {r['long_tasks_during_load']['count']} ({r['long_tasks_during_load']['total_ms']:.0f} ms), "
             f"ours {r['long_tasks_during_load']['caused_by_our_scripts']} "
             f"| {r['first_visit_bytes']['raw'] / 1e6:.1f} / {r['first_visit_bytes']['gzip'] / 1e6:.1f} MB "

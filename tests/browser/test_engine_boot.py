@@ -145,6 +145,34 @@ def test_the_search_box_used_before_the_engine_is_ready_starts_its_worker(browse
     assert watch.page_errors == [] and watch.foreign_requests == []
 
 
+WARM_UP = """() => new Promise((resolve) => {
+  const until = performance.now() + 15000;
+  const look = () => {
+    const [measure] = performance.getEntriesByName("engine warm-up");
+    if (!measure) return performance.now() < until ? setTimeout(look, 50) : resolve(null);
+    resolve({ ...measure.detail, start: performance.timeOrigin + measure.startTime });
+  };
+  look();
+})"""
+
+
+def test_once_the_reader_pauses_the_engine_warms_up_and_answers_as_before(engine_page: Page, server: Server) -> None:
+    """After an answer and a pause, the worker answers the last request again a bounded number of times (recorded
+    as a User Timing measure in the worker), so that the next edits run optimised code; its answers are unchanged."""
+    engine_page.add_init_script(RECORD_WORKERS)
+    starts_and_computes(engine_page, server, "snapshot")
+    (worker,) = [w for w in engine_page.workers if WORKER.search(w.url)]
+    warmed = worker.evaluate(WARM_UP)
+    assert warmed is not None, "no warm-up within 15 s of the answer"
+    (engine,) = recorded(engine_page, WORKER)
+    ready = engine_page.evaluate("performance.timeOrigin") + engine["readyAt"]
+    assert 1 <= warmed["calls"] <= 80 and warmed["ms"] <= 300 + 100
+    assert warmed["start"] >= ready + 50  # not before the reader pauses
+    form = calculator(engine_page, "accumulo-del-gradiente")
+    form.locator('[name="data_parallel_gpus"]').fill("2")
+    expect(output(form, "effective_batch")).to_have_text("64")
+
+
 def test_messages_sent_before_the_page_script_runs_are_kept(engine_page: Page, server: Server) -> None:
     def late(route) -> None:  # type: ignore[no-untyped-def]
         time.sleep(4)  # the engine is ready before the page's script can listen to it
