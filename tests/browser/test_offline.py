@@ -95,6 +95,30 @@ def test_host_header_files(site_dir: Path) -> None:
     assert "AddType application/wasm .wasm" in apache and "immutable" in apache
 
 
+def test_files_named_by_content_are_kept_for_a_year_by_hosts_that_read_header_files(site_dir: Path) -> None:
+    """The scripts and stylesheets a page loads (every name carries its content's digest) and the engine's own build get
+    ``immutable`` in ``_headers`` and from ``.htaccess``'s rules; the page and the service worker do not."""
+    page = (site_dir / "accumulo-del-gradiente" / "index.html").read_text()
+    ours = r'(?:src|href)="(?:\.\./)+(assets/(?:javascripts|stylesheets)/[^"?#]+)"'
+    loaded = {"/" + path for path in re.findall(ours, page)}
+    build = {"/" + p.relative_to(site_dir).as_posix() for p in engine_build_dir(site_dir).iterdir()}
+    assert any(a.endswith(".mjs") for a in loaded) and any(a.endswith(".css") for a in loaded) and len(build) == 3
+    netlify = (site_dir / "_headers").read_text()
+    rules = dict(re.findall(r"^(/\S*)\n((?:  .*\n)+)", netlify, re.MULTILINE))
+    kept = {address for address, block in rules.items() if "Cache-Control: public, max-age=31536000, immutable" in block}
+    assert loaded | build <= kept
+    assert not {"/accumulo-del-gradiente/", "/accumulo-del-gradiente/index.html", "/sw.js"} & kept
+    apache = (site_dir / ".htaccess").read_text()
+    (by_name,) = [m for m in re.findall(r'<FilesMatch "([^"]+)">', apache) if "[0-9a-f]" in m]
+    (by_address,) = re.findall(r"=~ m#([^#]+)#", apache)
+    for address in loaded:
+        assert re.search(by_name, address.rsplit("/", 1)[1]), address
+    for address in build:
+        assert re.search(by_address, address) and not re.search(by_name, address.rsplit("/", 1)[1]), address
+    for address in ("/accumulo-del-gradiente/index.html", "/sw.js", "/sitemap.xml", f"/{engine_path()}/pyodide.mjs"):
+        assert not re.search(by_address, address) and not re.search(by_name, address.rsplit("/", 1)[1]), address
+
+
 @pytest.fixture
 def own_server(site_dir: Path, tmp_path: Path) -> Iterator[tuple[Server, Path]]:
     """A server of its own on a copy of the site, which a test may change or stop."""
