@@ -3,10 +3,12 @@
 Per token and per matrix parameter a training step does 2 FLOPs forward and 4 backward (gradients of the
 activations and of the weights): 6·N (Kaplan et al. 2020, arXiv:2001.08361 §2.1). Attention's products of queries
 with keys and of scores with values add, per token, 12·L·H·Q·T (forward 4, backward 8; L layers, H heads of size Q,
-T tokens of context: Chowdhery et al. 2022, PaLM, arXiv:2204.02311 appendix B). A frozen base (LoRA, QLoRA)
-computes no weight gradients for its N parameters: 4·N, plus 6 per adapter parameter. Full recomputation repeats
-the forward pass: hardware FLOPs grow by 2·N (+ 4·L·H·Q·T), model FLOPs do not (MFU counts model FLOPs, HFU
-hardware FLOPs). N counts the parameters that multiply: the input embedding table is a lookup, not a product.
+T tokens of context: Chowdhery et al. 2022, PaLM, arXiv:2204.02311 appendix B), values as wide as keys; where
+they are narrower (latent attention: DeepSeek-V3's keys 192 wide, its values 128), 6·L·H·(Q + V)·T. A frozen base
+(LoRA, QLoRA) computes no weight gradients for its N parameters: 4·N, plus 6 per adapter parameter. Full
+recomputation repeats the forward pass: hardware FLOPs grow by 2·N (+ a third of the attention's), model FLOPs do
+not (MFU counts model FLOPs, HFU hardware FLOPs). N counts the parameters that multiply: the input embedding
+table is a lookup, not a product.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ class Workload:
 
     parameters: int  # N that multiply (the active ones, for a mixture of experts)
     layers: int = 0
-    attention_width: int = 0  # H·Q: heads × head dimension
+    attention_width: int = 0  # H·Q: heads × head dimension (of queries and keys)
     context: int = 0  # T: tokens of context the attention of a token covers
+    value_width: int = 0  # H·V: heads × the values' head dimension (0: as wide as the keys)
     attention: bool = True  # count PaLM's attention term
     window: int = 0  # a sliding window: its layers cover min(T, window) tokens (0: none)
     window_layers: int = 0  # how many of the layers attend through the window
@@ -34,13 +37,13 @@ class Workload:
 
     @property
     def attention_flops(self) -> int:
-        """Forward + backward of QKᵀ and of the scores times V, per token; a layer with a sliding window covers at
-        most its window (as the kernels that skip the masked blocks compute it)."""
+        """Forward + backward of QKᵀ (width H·Q) and of the scores times V (width H·V), per token; a layer with a
+        sliding window covers at most its window (as the kernels that skip the masked blocks compute it)."""
         if not self.attention:
             return 0
         windowed = min(self.window_layers, self.layers) if self.window else 0
         covered = (self.layers - windowed) * self.context + windowed * min(self.context, self.window)
-        return 12 * self.attention_width * covered
+        return 6 * (self.attention_width + (self.value_width or self.attention_width)) * covered
 
     def model_flops_per_token(self) -> int:
         if self.frozen_base:

@@ -93,7 +93,8 @@ def read(values: Values) -> TimeInput:
     sequence = integer(values, "sequence_length")
     workload = Workload(
         parameters=max(multiplying, 0), layers=integer(values, "layers"),
-        attention_width=integer(values, "attention_heads") * integer(values, "head_dim"), context=sequence,
+        attention_width=integer(values, "attention_heads") * integer(values, "head_dim"),
+        value_width=integer(values, "attention_heads") * integer(values, "v_head_dim"), context=sequence,
         window=integer(values, "sliding_window"), window_layers=integer(values, "sliding_layers"),
         attention=values["attention_flops"] is True, frozen_base=values["method"] == FROZEN,
         adapters=int(number(values, "adapter_million") * 10**6) if values["method"] == FROZEN else 0,
@@ -258,6 +259,8 @@ CALCULATOR = Calculator(
         # No hidden size here to derive it from: the head dimension is always typed (presets fill it).
         replace(_shape("head_dim", "Servono per i FLOP dell'attenzione."), optional=False,
                 default=str(DEFAULT_MODEL.dim)),
+        _shape("v_head_dim", "Solo con l'attenzione latente (DeepSeek-V2 e V3: 128, contro 192 di query e chiavi);"
+                             " 0: come la dimensione di ogni testa."),
         _shape("sliding_window", "Con la finestra l'attenzione di quegli strati copre al più la finestra."),
         _shape("sliding_layers", "Servono per i FLOP dell'attenzione."),
         Field(id="method", label="Metodo", default=FULL, kind=Kind.CHOICE, group="Metodo",
@@ -273,7 +276,8 @@ CALCULATOR = Calculator(
               help="Il ricalcolo non cambia i FLOP del modello (MFU) ma aggiunge lavoro alla GPU (HFU)."),
         Field(id="attention_flops", label="Conta i FLOP dell'attenzione (12·L·H·Q·T)", default="on", kind=Kind.FLAG,
               group="Metodo", help="Come l'appendice B di PaLM: i prodotti di query e chiavi e dei punteggi per i"
-                                    " valori, che crescono con la lunghezza delle sequenze."),
+                                    " valori, che crescono con la lunghezza delle sequenze (con l'attenzione latente"
+                                    " 6·L·H·(Q + V)·T)."),
         Field(id="tokens_billion", label="Token da elaborare", default="15", kind=Kind.DECIMAL, unit="miliardi",
               group="Dati", optional=True, minimum=Decimal(0), exclusive_minimum=True, maximum=Decimal(10_000_000),
               example="15", help="Tutti i token dell'addestramento, epoche comprese. Vuoto: dal dataset qui sotto."),

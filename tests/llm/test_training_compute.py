@@ -66,3 +66,18 @@ def test_a_sliding_window_bounds_its_layers_attention(window: int, window_layers
     assert work.attention_flops == 12 * 64 * 64 * covered
     assert Workload(parameters=10**9, layers=24, attention_width=4096, context=8192, window=window,
                     window_layers=window_layers, attention=False).attention_flops == 0
+
+
+def test_latent_attention_counts_values_at_their_own_width() -> None:
+    # DeepSeek-V3 (deepseek-ai/DeepSeek-V3 config.json): 128 heads, queries and keys 128 + 64 wide, values 128;
+    # per layer and token of context, QKᵀ costs 2·128·192 forward and the scores times V 2·128·128.
+    latent = Workload(parameters=10**9, layers=61, attention_width=128 * 192, context=4096, value_width=128 * 128)
+    assert latent.attention_flops == 3 * (2 * 128 * 192 + 2 * 128 * 128) * 61 * 4096
+    assert latent.hardware_flops_per_token() == latent.model_flops_per_token()
+    recomputed = Workload(parameters=10**9, layers=61, attention_width=128 * 192, context=4096, value_width=128 * 128,
+                          recompute=True)
+    assert recomputed.hardware_flops_per_token() - recomputed.model_flops_per_token() == (
+        2 * 10**9 + (2 * 128 * 192 + 2 * 128 * 128) * 61 * 4096)
+    same = Workload(parameters=10**9, layers=61, attention_width=128 * 192, context=4096, value_width=128 * 192)
+    assert same.attention_flops == Workload(parameters=10**9, layers=61, attention_width=128 * 192,
+                                            context=4096).attention_flops

@@ -107,3 +107,16 @@ def test_a_window_needs_its_size_and_at_most_every_layer() -> None:
     assert "al più gli strati del modello (32)" in evaluation(TIME, sliding_layers="33", sliding_window="128").errors[
         "sliding_layers"]
     assert "indica quanti token" in evaluation(TIME, sliding_layers="4", sliding_window="0").errors["sliding_window"]
+
+
+def test_latent_attention_counts_the_narrower_values() -> None:
+    """DeepSeek-V3's button fills queries and keys 192 wide and values 128: the attention term is 6·L·H·(Q + V)·T,
+    not PaLM's 12·L·H·Q·T; setting the values' width to 0 (or to 192) gives PaLM's."""
+    texts = {p.id: dict(p.values) for p in CALCULATORS[TIME].presets}["deepseek-v3"]
+    assert (texts["attention_heads"], texts["head_dim"], texts["v_head_dim"], texts["layers"]) == ("128", "192",
+                                                                                                   "128", "61")
+    latent = number(outputs(TIME, texts, sequence_length="4096")["flops_per_token_g"])
+    palm = number(outputs(TIME, texts, sequence_length="4096", v_head_dim="0")["flops_per_token_g"])
+    assert palm == number(outputs(TIME, texts, sequence_length="4096", v_head_dim="192")["flops_per_token_g"])
+    saved = 6 * 128 * (192 - 128) * 61 * 4096
+    assert abs((palm - latent) * 10**9 - saved) <= Decimal("0.01") * saved  # the figures are rounded for display

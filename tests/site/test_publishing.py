@@ -202,7 +202,7 @@ def test_author_mode_shows_each_edit_and_remakes_the_engine_only_for_python(brow
         assert stamp.stat().st_mtime_ns == made  # prose only: the engine is left alone
         module = project / "calculator" / "pages" / "lora.py"
         module.write_text(module.read_text().replace('label="Rango r"', 'label="Rango r (in prova)"'))
-        expect(page.locator('label[for="parametri-lora--rank"]')).to_have_text("Rango r (in prova)", timeout=60_000)
+        expect(page.locator('label[for="parametri-lora--rank"]')).to_have_text("Rango r (in prova)", timeout=180_000)
         assert stamp.stat().st_mtime_ns != made  # Python changed: the engine was made again
         form = calculator(page, "parametri-lora")
         expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
