@@ -235,7 +235,9 @@ def test_what_can_wait_waits_until_the_reader_pauses(browser, server: Server) ->
     for i in range(12):  # 3 s of edits, one every 250 ms
         field.fill(str(2 + i % 5))
         page.wait_for_timeout(250)
-        assert recorded(page, SEARCH_WORKER) == [], f"search worker started during the edits (edit {i})"
+        # engine-start.js's SEARCH_LATEST_MS: after 10 s the search starts anyway (a slow machine gets there)
+        if page.evaluate("performance.now()") < 9_500:
+            assert recorded(page, SEARCH_WORKER) == [], f"search worker started during the edits (edit {i})"
         assert not page.evaluate(registered) and "python_stdlib.zip" not in asked
     paused = page.evaluate("performance.now()")
     for _ in range(80):  # up to 8 s
@@ -243,7 +245,8 @@ def test_what_can_wait_waits_until_the_reader_pauses(browser, server: Server) ->
             break
         page.wait_for_timeout(100)
     (searching,) = recorded(page, SEARCH_WORKER)
-    assert searching["at"] >= paused + 1500  # after the pause, not at the engine's answer
+    # after the pause, not at the engine's answer; or at SEARCH_LATEST_MS, where the edits went on that long
+    assert searching["at"] >= paused + 1500 or searching["at"] >= 10_000
     assert page.evaluate(registered) and "python_stdlib.zip" in asked
     context.close()
     assert watch.page_errors == [] and watch.foreign_requests == []
