@@ -105,24 +105,16 @@ def test_an_unknown_mode_in_the_address_shows_the_first_mode(page: Page, server:
     expect(form).to_have_attribute("data-mode", "obiettivo")
 
 
-@pytest.mark.parametrize("width", [390, 1024])
+@pytest.mark.parametrize(("width", "javascript"), [(390, True), (1024, True), (390, False)],
+                         ids=["390", "1024", "390-senza-js"])
 @pytest.mark.parametrize("path", ["", *(f"{calculator_id}/" for calculator_id in sorted(CALCULATORS))])
-def test_no_page_scrolls_sideways(page: Page, server: Server, path: str, width: int) -> None:
-    page.set_viewport_size({"width": width, "height": 900})
-    page.goto(server.url + path)
-    page.wait_for_load_state("load")
-    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-    assert overflow <= 0
-
-
-@pytest.mark.parametrize("path", ["", *(f"{calculator_id}/" for calculator_id in sorted(CALCULATORS))])
-def test_without_javascript_no_page_scrolls_sideways_on_a_phone(browser, server: Server, path: str) -> None:  # type: ignore[no-untyped-def]
+def test_no_page_scrolls_sideways(browser, server: Server, path: str, width: int, javascript: bool) -> None:  # type: ignore[no-untyped-def]
     """Without JavaScript the theme hides the search, and the header's title takes its room: its second topic (the
     page's title, shown on scroll) waits shifted to the right and must not widen the page."""
     watch = Watch()
-    context = watched_context(browser, server.host, watch, java_script_enabled=False)
+    context = watched_context(browser, server.host, watch, java_script_enabled=javascript)
     page = context.new_page()
-    page.set_viewport_size({"width": 390, "height": 900})
+    page.set_viewport_size({"width": width, "height": 900})
     page.goto(server.url + path)
     page.wait_for_load_state("load")
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
