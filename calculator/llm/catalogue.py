@@ -199,10 +199,11 @@ MODELS: tuple[Architecture, ...] = (
                  _hf("google/gemma-3-27b-pt"), "Gemma", head_dim=128, tied=True, qk_norm=True, norms_per_layer=4,
                  sliding_window=1024, sliding_layers=52,
                  stated_parameters=_gemma3_text(27_432_406_640, 5376), offered=(LORA, VRAM, TIME,)),
-    # Phi: query, key and value in one matrix, and gate and up in another
+    # Phi: query, key and value in one matrix, and gate and up in another. Phi-3 mini 4k's config.json sets a
+    # 2047-token window on every layer, and Transformers (4.57) masks with it and passes it to FlashAttention.
     Architecture("phi-3-mini", "Phi-3 mini 4k", 32, 3072, 8192, 32, 32, 32064,
                  _hf("microsoft/Phi-3-mini-4k-instruct"), "Phi", fused_qkv="qkv_proj", fused_gate_up="gate_up_proj",
-                 stated_parameters=3_821_079_552,
+                 sliding_window=2047, sliding_layers=32, stated_parameters=3_821_079_552,
                  stated_source=SELF_LLM + "models/phi-3/Phi-3-mini-4k-Instruct-Lora.ipynb", offered=(LORA, TIME,)),
     Architecture("phi-4", "Phi-4 (14B)", 40, 5120, 17920, 40, 10, 100352, _hf("microsoft/phi-4"),
                  "Phi", fused_qkv="qkv_proj", fused_gate_up="gate_up_proj", stated_parameters=14_659_507_200,
@@ -222,7 +223,7 @@ MODELS: tuple[Architecture, ...] = (
                  "gpt-oss", head_dim=64, bias=True, sinks=True, fused_gate_up="gate_up_proj", experts=128,
                  experts_per_token=4, expert_intermediate=2880, sliding_window=128, sliding_layers=18,
                  stated_parameters=116_830_000_000, stated_rounding=10**7, stated_source=GPT_OSS_CARD,
-                 offered=(LORA, VRAM, TIME)),
+                 offered=(ACTIVATIONS, LORA, VRAM, TIME)),
     # DeepSeek: multi-head latent attention, dense layers before the MoE ones, shared experts
     Architecture("deepseek-v2-lite", "DeepSeek-V2-Lite (16B, MoE)", 27, 2048, 10944, 16, 16, 102400,
                  _hf("deepseek-ai/DeepSeek-V2-Lite"), "DeepSeek", experts=64, experts_per_token=6,

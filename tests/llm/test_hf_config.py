@@ -80,12 +80,13 @@ FAMILY_CONFIGS = {
                       "max_source_positions": 1500, "max_target_positions": 448},
     "phi-3-mini": {"model_type": "phi3", "num_hidden_layers": 32, "hidden_size": 3072, "intermediate_size": 8192,
                    "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32064,
-                   "tie_word_embeddings": False},
+                   "tie_word_embeddings": False, "sliding_window": 2047},
     "gemma-2-2b": {"model_type": "gemma2", "num_hidden_layers": 26, "hidden_size": 2304, "intermediate_size": 9216,
-                   "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 256000},
+                   "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 256000,
+                   "sliding_window": 4096},
     "gemma-3-1b": {"model_type": "gemma3_text", "num_hidden_layers": 26, "hidden_size": 1152,
                    "intermediate_size": 6912, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 256,
-                   "vocab_size": 262144},
+                   "vocab_size": 262144, "sliding_window": 512, "sliding_window_pattern": 6},
     "mixtral-8x7b": {"model_type": "mixtral", "num_hidden_layers": 32, "hidden_size": 4096, "intermediate_size": 14336,
                      "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000, "num_local_experts": 8,
                      "num_experts_per_tok": 2, "tie_word_embeddings": False},
@@ -164,6 +165,18 @@ def test_the_2025_families_read_to_the_count_transformers_builds(model_id: str) 
     assert any(agrees in note for note in pasted.notes)
     assert pasted.fields["kv_lora_rank"] == str(entry.kv_lora_rank)
     assert pasted.fields["dense_layers"] == str(entry.layers - entry.moe_layers if entry.moe else 0)
+
+
+@pytest.mark.parametrize("model_id", sorted({**FAMILY_CONFIGS, **NEW_FAMILY_CONFIGS}))
+def test_a_config_reads_to_the_catalogues_sliding_window(model_id: str) -> None:
+    """The window and how many layers use it, as the catalogue's button fills them on the time page (Phi-3 mini 4k:
+    2047 tokens on every layer, as its config.json states and Transformers 4.57 applies)."""
+    from calculator.llm.catalogue import model
+
+    arch = hf_config.read(json.dumps({**FAMILY_CONFIGS, **NEW_FAMILY_CONFIGS}[model_id])).architecture
+    entry = model(model_id)
+    assert arch is not None
+    assert (arch.sliding_window, arch.sliding_layers) == (entry.sliding_window, entry.sliding_layers)
 
 
 def test_latent_attention_dense_layers_sinks_and_windows_are_read() -> None:
