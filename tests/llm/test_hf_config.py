@@ -167,13 +167,16 @@ def test_the_2025_families_read_to_the_count_transformers_builds(model_id: str) 
     assert pasted.fields["dense_layers"] == str(entry.layers - entry.moe_layers if entry.moe else 0)
 
 
-@pytest.mark.parametrize("model_id", sorted({**FAMILY_CONFIGS, **NEW_FAMILY_CONFIGS}))
+ALL_FAMILY_CONFIGS = {**FAMILY_CONFIGS, **NEW_FAMILY_CONFIGS}
+
+
+@pytest.mark.parametrize("model_id", sorted(ALL_FAMILY_CONFIGS))
 def test_a_config_reads_to_the_catalogues_sliding_window(model_id: str) -> None:
     """The window and how many layers use it, as the catalogue's button fills them on the time page (Phi-3 mini 4k:
     2047 tokens on every layer, as its config.json states and Transformers 4.57 applies)."""
     from calculator.llm.catalogue import model
 
-    arch = hf_config.read(json.dumps({**FAMILY_CONFIGS, **NEW_FAMILY_CONFIGS}[model_id])).architecture
+    arch = hf_config.read(json.dumps(ALL_FAMILY_CONFIGS[model_id])).architecture
     entry = model(model_id)
     assert arch is not None
     assert (arch.sliding_window, arch.sliding_layers) == (entry.sliding_window, entry.sliding_layers)
