@@ -28,6 +28,7 @@ import re
 import shutil
 import statistics
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -383,12 +384,12 @@ def run(
     settle_ms: int = SETTLE_MS,
     navigations: int = 40,
     throttled_runs: int | None = None,
-    returning_visits: bool = True,
+    returning_visits: bool | Collection[str] = True,
 ) -> dict[str, Any]:
     """Measure ``pages`` (default: all) and the reference; builds the site unless ``built`` is given,
     launches Chromium unless ``browser`` is. ``throttled_runs``: cold visits on the throttled network per page
     (default: half the runs, at least one; 0 skips them). ``returning_visits``: the three visits in a persistent
-    profile, each run."""
+    profile, each run, for every page or only for the pages named."""
     names = list(dict.fromkeys([*(pages or PAGES), "riferimento"]))
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -424,7 +425,7 @@ def run(
                         timed = edits if index < 2 else 0
                         found = sample(chromium, fast, site, name, index == 0, timed, True, settle_ms,
                                        READING_MS if index == 1 else 0)
-                        if returning_visits:
+                        if returning_visits is True or (returning_visits and name in returning_visits):
                             found["returning"] = returning(chromium, fast, name, settle_ms)
                         loopback[name].append(found)
                         unpacked[name].append(sample(chromium, plain, plain_site, name, index == 0, 0, False, settle_ms))
@@ -559,7 +560,7 @@ def main() -> None:
     parser.add_argument("--site", type=Path, help="an already built site to measure")
     args = parser.parse_args()
     smoke = ["accumulo-del-gradiente", "riferimento"]
-    report = (run(1, 5, smoke, settle_ms=0, navigations=8) if args.smoke
+    report = (run(1, 5, smoke, settle_ms=0, navigations=8, returning_visits=smoke[:1]) if args.smoke
               else run(args.runs, args.edits, args.pages, args.site))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
