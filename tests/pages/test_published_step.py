@@ -26,9 +26,13 @@ LITGPT_FSDP = ("LitGPT's FSDP rows hold a full bf16 gradient of every block on e
                " block is one FSDP unit whose flat parameter mixes the frozen base and the adapters (use_orig_params),"
                " which PyTorch's FSDP documents as costing the gradients of unfrozen weights, and 127 of every 128"
                " micro-steps run under no_sync, which keeps them unsharded (litgpt_fsdp_extra below).")
-FSDP_OFFLOAD = ("FSDP with CPU offload and a 4-bit base: both sources measure 4–5 GiB more per GPU than the two"
-                " gathered blocks, the activations and the loss the page keeps on the GPU; the extra buffers of"
-                " offloaded 4-bit FSDP units are not modelled.")
+FSDP_OFFLOAD = ("FSDP with CPU offload and a 4-bit base: both sources measure 4–7 GiB more per GPU than the two"
+                " gathered blocks, the activations and the loss the page keeps on the GPU. Partly explained: fsdp_qlora"
+                " quantises on the GPU and moves only the packed weights off it, so every layer's quantisation"
+                " constants stay there whole (AnswerDotAI/fsdp_qlora@e877dda5:train.py#L216-L220, about 1 GiB for"
+                " Llama 2 70B); FSDP keeps the root unit (embeddings, head) gathered through the step (about 1 GiB);"
+                " and the fp32 logits are held until after backward: with the allocator's reserve, about 4–4.7 of the"
+                " 70B run's 6.7 GiB. The rest is not explained, and the page does not model these.")
 LITGPT = ("LitGPT's own code keeps more than Transformers + PEFT, which the page follows: its fused qkv product and"
           " its adapters' zero padding keep two more hidden-wide tensors each per layer, a model that ties its head"
           " gets a head of its own, and its QLoRA rows ran bitsandbytes 0.41–0.42, which kept the input of every"
