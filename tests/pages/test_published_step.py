@@ -30,9 +30,9 @@ FSDP_OFFLOAD = ("FSDP with CPU offload and a 4-bit base: both sources measure 4�
                 " gathered blocks, the activations and the loss the page keeps on the GPU. Partly explained: fsdp_qlora"
                 " quantises on the GPU and moves only the packed weights off it, so every layer's quantisation"
                 " constants stay there whole (AnswerDotAI/fsdp_qlora@e877dda5:train.py#L216-L220, about 1 GiB for"
-                " Llama 2 70B); FSDP keeps the root unit (embeddings, head) gathered through the step (about 1 GiB);"
-                " and the fp32 logits are held until after backward: with the allocator's reserve, about 4–4.7 of the"
-                " 70B run's 6.7 GiB. The rest is not explained, and the page does not model these.")
+                " Llama 2 70B), and FSDP keeps the root unit (embeddings, head) gathered through the step (about"
+                " 1 GiB): 2 of the 70B run's 6.7 GiB. The rest (fp32 copies of the logits, the allocator's reserve)"
+                " is not established; the page models none of it.")
 LITGPT = ("LitGPT's own code keeps more than Transformers + PEFT, which the page follows: its fused qkv product and"
           " its adapters' zero padding keep two more hidden-wide tensors each per layer, a model that ties its head"
           " gets a head of its own, and its QLoRA rows ran bitsandbytes 0.41–0.42, which kept the input of every"
