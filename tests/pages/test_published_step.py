@@ -13,9 +13,21 @@ from statistics import median
 
 import pytest
 
+from calculator.llm.lora_adapters import shapes
+from calculator.llm.training_step import NF4, quantisation
 from calculator.llm.units import BYTES_PER_GIB
 from calculator.pages import vram_step
-from tests.pages.published_runs import CASES, _values, accepted, estimate, kind, page_fields, per_gpu_figure
+from tests.pages.published_runs import (
+    CASES,
+    _values,
+    accepted,
+    estimate,
+    kind,
+    model_fields,
+    model_id,
+    page_fields,
+    per_gpu_figure,
+)
 
 COMPILE = ("torchtune compiles every layer (compile=True from the «+ Compile» row on), which keeps fewer tensors than"
            " eager PyTorch; the page counts the eager ones. The same effect took 9 GiB off the full fine-tune's row"
@@ -90,31 +102,37 @@ BY_NAME = {case["name"]: case for case in CASES}
 LITGPT_ROWS = sorted(name for name, case in BY_NAME.items() if case["source"].startswith("Lightning-AI/litgpt@"))
 
 
+def _dims(case: dict[str, object]) -> dict[str, int]:
+    """The case's model as integers: hidden, intermediate, layers, vocab, heads, kv_heads, head_dim."""
+    m = model_fields(model_id(case))
+    keys = {"hidden": "hidden_size", "intermediate": "intermediate_size", "layers": "layers", "vocab": "vocab_size",
+            "heads": "attention_heads", "kv_heads": "kv_heads"}
+    dims = {name: int(m[key]) for name, key in keys.items()}
+    dims["head_dim"] = int(m["head_dim"] or dims["hidden"] // dims["heads"])
+    dims["tied"] = int(m.get("tied_embeddings") == "on")
+    dims["plain_mlp"] = int(m.get("mlp") == "plain")
+    return dims
+
+
 def litgpt_extra(case: dict[str, object]) -> Decimal:
     """Bytes LitGPT keeps at its peak beyond the page's estimate for the same inputs (the sources above)."""
-    from calculator.llm.training_step import NF4, quantisation
-    from tests.pages.published_runs import model_fields, model_id
-
-    m = model_fields(model_id(case))
-    h, inner, layers, vocab = (int(m[k]) for k in ("hidden_size", "intermediate_size", "layers", "vocab_size"))
-    heads, groups = int(m["attention_heads"]), int(m["kv_heads"])
-    head_dim = int(m["head_dim"] or h // heads)
+    d = _dims(case)
+    h, inner, layers, vocab = d["hidden"], d["intermediate"], d["layers"], d["vocab"]
     tokens = int(str(case["sequence"])) * int(str(case["micro_batch"]))
-    q_width, kv_width, p = heads * head_dim, groups * head_dim, 2
+    q_width, kv_width, p = d["heads"] * d["head_dim"], d["kv_heads"] * d["head_dim"], 2
     extra = Decimal(0)
-    if heads == groups:  # the fused product's q and k columns, kept with v
+    if d["heads"] == d["kv_heads"]:  # the fused product's q and k columns, kept with v
         extra += p * (q_width + kv_width) * tokens * layers
     adapted = {"query": q_width, "key": kv_width, "value": kv_width}
     chosen = [width for name, width in adapted.items() if name in case["lora_targets"]]  # type: ignore[operator]
     if 0 < len(chosen) < 3:  # zero_pad's source
         extra += p * sum(chosen) * tokens * layers
-    tied = m.get("tied_embeddings") == "on"
     if case["quantization"]:
         stored = quantisation(NF4, bool(case["double_quant"])).bytes_per_weight()
-        extra += (stored if tied else stored - p) * vocab * h + 4 * vocab * h
+        extra += (stored if d["tied"] else stored - p) * vocab * h + 4 * vocab * h
         steps = 2 if str(case["source"]).startswith("Lightning-AI/litgpt@00af8b0d") else 1
         extra += steps * p * ((2 * h + inner) * layers + h) * tokens
-    elif tied:
+    elif d["tied"]:
         extra += p * vocab * h
     return extra
 
@@ -122,17 +140,13 @@ def litgpt_extra(case: dict[str, object]) -> Decimal:
 def litgpt_fsdp_extra(case: dict[str, object]) -> Decimal:
     """Bytes per GPU LitGPT's FSDP LoRA runs hold beyond the page's ZeRO-3 count (the sources above): a bf16 gradient
     of every block's weights, whole, and the rest of the root unit's embedding and head."""
-    from tests.pages.published_runs import model_fields, model_id
-
-    m = model_fields(model_id(case))
-    h, inner, layers, vocab = (int(m[k]) for k in ("hidden_size", "intermediate_size", "layers", "vocab_size"))
-    head_dim = int(m["head_dim"] or h // int(m["attention_heads"]))
-    q_width, kv_width = int(m["attention_heads"]) * head_dim, int(m["kv_heads"]) * head_dim
-    mlp = (2 if m.get("mlp") == "plain" else 3) * h * inner
-    block = h * (q_width + 2 * kv_width) + q_width * h + mlp
-    root = vocab * h * (1 if m.get("tied_embeddings") == "on" else 2)
+    d = _dims(case)
+    matrices = shapes(d["hidden"], d["intermediate"], d["heads"], d["kv_heads"], d["head_dim"])
+    names = ["q_proj", "k_proj", "v_proj", "o_proj", "up_proj", "down_proj", *([] if d["plain_mlp"] else ["gate_proj"])]
+    block = sum(d_in * d_out for d_in, d_out in (matrices[name] for name in names))
+    root = d["vocab"] * d["hidden"] * (1 if d["tied"] else 2)
     gpus = int(str(case["gpus"]))
-    return Decimal(2 * block * layers) + Decimal(2 * root * (gpus - 1)) / gpus
+    return Decimal(2 * block * d["layers"]) + Decimal(2 * root * (gpus - 1)) / gpus
 
 
 def explained(case: dict[str, object]) -> Decimal:
