@@ -242,17 +242,61 @@ def test_new_version_is_offered_and_replaces_the_old_cache(own_page: Page, own_s
     open_ready(page, server, "parametri-lora")
     wait_for_service_worker(page)
     old = page.evaluate("caches.keys()")
-    sw = copy / "sw.js"
-    sw.write_text(re.sub(r'const CACHE = "calcolatori-[0-9a-f]+"', 'const CACHE = "calcolatori-0000000000000000"',
-                         sw.read_text()))
-    sw.with_name("sw.js.gz").unlink(missing_ok=True)  # the precompressed copy of the old version
+    publish_new_worker(copy)
     page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
+    reload_into_new_version(page)
+    assert old != [NEW_CACHE]
+
+
+@pytest.mark.browser
+def test_a_new_version_still_installing_when_the_page_registers_is_offered(
+    own_page: Page, own_server: tuple[Server, Path],
+) -> None:
+    """The page registers its worker only once its engine has answered and the reader is calm: a new worker found
+    before that (as a navigation looks for one) is still installing then, its "updatefound" long gone, and is offered
+    all the same."""
+    server, copy = own_server
+    page = own_page
+    open_ready(page, server, "parametri-lora")
+    wait_for_service_worker(page)
+    publish_new_worker(copy)
+    DELAYS["/404.html"] = 20  # a file the new worker precaches: it installs for twenty seconds at least
+    page.goto(server.url + "parametri-lora/")
+    assert page.evaluate(FOUND_BEFORE_REGISTERING) == {"found": "installing", "calm": False, "registered": "installing"}
+    reload_into_new_version(page)
+
+
+# Look for a new worker now, before the page has registered its own (it does once calm); then wait until it has.
+FOUND_BEFORE_REGISTERING = """async () => {
+  let calm = false;
+  window.calcEngineCalm.then(() => { calm = true; });
+  const registration = await navigator.serviceWorker.getRegistration();
+  await registration.update();
+  const found = registration.installing && registration.installing.state;
+  const calmThen = calm;
+  await window.calcEngineCalm;
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return { found, calm: calmThen, registered: registration.installing && registration.installing.state };
+}"""
+
+
+NEW_CACHE = "calcolatori-0000000000000000"
+
+
+def publish_new_worker(site: Path) -> None:
+    """A new version of the site on the server: its worker names a new cache."""
+    sw = site / "sw.js"
+    sw.write_text(re.sub(r'const CACHE = "calcolatori-[0-9a-f]+"', f'const CACHE = "{NEW_CACHE}"', sw.read_text()))
+    sw.with_name("sw.js.gz").unlink(missing_ok=True)  # the precompressed copy of the old version
+
+
+def reload_into_new_version(page: Page) -> None:
+    """The notice comes; "Ricarica" reloads the page into the new worker, which has removed the old cache."""
     notice = page.get_by_role("status").filter(has_text="È disponibile una nuova versione del sito.")
     expect(notice).to_be_visible(timeout=60_000)
     with page.expect_navigation():
         notice.get_by_role("button", name="Ricarica").click()
-    page.wait_for_function("caches.keys().then((k) => k.length === 1 && k[0] === 'calcolatori-0000000000000000')")
-    assert old != ["calcolatori-0000000000000000"]
+    page.wait_for_function(f"caches.keys().then((k) => k.length === 1 && k[0] === '{NEW_CACHE}')")
 
 
 @pytest.mark.browser

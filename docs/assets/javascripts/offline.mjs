@@ -4,7 +4,11 @@
 const ROOT = new URL("../../", import.meta.url);
 const NOTICE_ID = "calc-update-notice";
 
-function offerReload(waiting) {
+let offered = null; // the newest installed worker: a deploy found after the notice replaces the one it offered
+
+/** The notice, once per page. */
+function offerReload(worker) {
+  offered = worker;
   if (document.getElementById(NOTICE_ID)) return;
   const notice = document.createElement("div");
   notice.id = NOTICE_ID;
@@ -16,25 +20,43 @@ function offerReload(waiting) {
   button.type = "button";
   button.className = "md-button md-button--primary";
   button.textContent = "Ricarica";
-  button.addEventListener("click", () => {
-    navigator.serviceWorker.addEventListener("controllerchange", () => location.reload(), { once: true });
-    waiting.postMessage({ type: "skip-waiting" });
-  });
+  button.addEventListener("click", () => takeOver(offered));
   notice.append(text, " ", button);
   document.body.append(notice);
 }
 
+/** Ask ``worker`` to take over and reload once it has: on the controller's change, or on the worker's own
+"activated" if that came first (the browser lets it take over only when the older one has finished its work). */
+function takeOver(worker) {
+  let reloading = false;
+  const reload = () => {
+    if (reloading) return;
+    reloading = true;
+    location.reload();
+  };
+  navigator.serviceWorker.addEventListener("controllerchange", reload, { once: true });
+  worker.addEventListener("statechange", () => {
+    if (worker.state === "activated") reload();
+  });
+  if (worker.state === "activated" || navigator.serviceWorker.controller === worker) reload();
+  else worker.postMessage({ type: "skip-waiting" });
+}
+
+/** Offer ``worker`` once it is installed, if an older one controls this page (then it is an update). */
+function watch(worker) {
+  const offer = () => {
+    if (worker.state === "installed" && navigator.serviceWorker.controller) offerReload(worker);
+  };
+  offer();
+  worker.addEventListener("statechange", offer);
+}
+
 async function register() {
   const registration = await navigator.serviceWorker.register(new URL("sw.js", ROOT), { scope: ROOT.pathname });
-  // A new worker is an update, worth a reload, only if an older one controls this page.
-  const isUpdate = () => Boolean(navigator.serviceWorker.controller);
-  if (registration.waiting && isUpdate()) offerReload(registration.waiting);
+  // A worker already waiting, or still installing (its "updatefound" came before this page listened).
+  for (const worker of [registration.waiting, registration.installing]) if (worker) watch(worker);
   registration.addEventListener("updatefound", () => {
-    const installing = registration.installing;
-    if (!installing) return;
-    installing.addEventListener("statechange", () => {
-      if (installing.state === "installed" && isUpdate()) offerReload(installing);
-    });
+    if (registration.installing) watch(registration.installing);
   });
 }
 
