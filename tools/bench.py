@@ -13,7 +13,8 @@ profile (its HTTP and code caches on disk, the site's service worker installed).
 Then, moving between the calculators with the site's navigation (the theme's
 instant navigation, the engine kept): click to ready, and ready after the
 page's content appeared; and from the home page (which starts the engine at
-idle) to the first calculator. Prints Markdown tables and writes reports/bench.json.
+idle) to the first calculator. Says how quiet and how fast the machine was (load average; the unchanged
+reference page as a yardstick). Prints Markdown tables and writes reports/bench.json.
 
 Usage: python -m tools.bench [--runs N] [--edits N] [--out FILE]
 """
@@ -24,6 +25,7 @@ import argparse
 import contextlib
 import gzip
 import json
+import os
 import re
 import shutil
 import statistics
@@ -391,6 +393,7 @@ def run(
     (default: half the runs, at least one; 0 skips them). ``returning_visits``: the three visits in a persistent
     profile, each run, for every page or only for the pages named."""
     names = list(dict.fromkeys([*(pages or PAGES), "riferimento"]))
+    load_before = os.getloadavg()[0]
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
@@ -449,7 +452,34 @@ def run(
             ours = report[served][name]
             ours["ratio_to_reference_cold"] = round(ours["ready_cold_ms"]["median"] / reference, 2)
     report["targets"] = targets(report)
+    report["machine"] = machine(report["loopback"]["riferimento"]["ready_cold_ms"]["median"], load_before,
+                                os.getloadavg()[0])
     return report
+
+
+# The reference page has not changed since the first quiet runs, so its cold start is the machine's yardstick: on
+# quiet days of normal speed (2026-12-04 and 05, load average 0.2–3.5 at the start) its median was 2.8–3.3 s; on
+# 2026-12-06, a slow day for the same code (a calculator page ready cold in 1.1 s instead of 0.7–0.9), 5.1 s. The
+# targets are absolute times: a run whose reference took longer than this cannot judge them.
+NORMAL_REFERENCE_MS = 3600
+
+
+def machine(reference_ms: float, load_before: float, load_after: float) -> dict[str, Any]:
+    """How quiet and how fast the machine was: the load average (1 minute) before and after, and the reference
+    page's cold start against its time on normal days."""
+    return {"cores": os.cpu_count(), "load_1min_before": round(load_before, 2), "load_1min_after": round(load_after, 2),
+            "reference_ready_cold_ms": round(reference_ms), "normal_reference_ms": NORMAL_REFERENCE_MS,
+            "normal_speed": reference_ms <= NORMAL_REFERENCE_MS}
+
+
+def machine_line(found: dict[str, Any]) -> str:
+    """The machine's state, in one line, and whether the run can judge the targets."""
+    line = (f"Machine: {found['cores']} cores, load average {found['load_1min_before']} before and "
+            f"{found['load_1min_after']} after; the reference page ready cold in {found['reference_ready_cold_ms']} ms "
+            f"(normal: ≤ {found['normal_reference_ms']} ms)")
+    if found["normal_speed"]:
+        return line + ": normal speed, the targets can be judged."
+    return line + ": SLOWER THAN NORMAL (busy or throttled), the targets cannot be judged from this run."
 
 
 # Issue #26's targets for every calculator page (medians on loopback; the plain server's ratio too), as
@@ -570,6 +600,7 @@ def main() -> None:
     print()
     print(home_table(report["home_to_calculator"]))
     print()
+    print(machine_line(report["machine"]))
     for name, verdict in report["targets"].items():
         print(f"- {name}: {'met' if verdict['met'] else 'NOT met'} (worst page: {verdict['worst']})")
     print(f"\n(runs: {args.runs} per page, {args.edits} edits; JSON in {args.out})")

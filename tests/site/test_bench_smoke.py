@@ -43,3 +43,8 @@ def test_benchmark_smoke_run(site_dir: Path, browser) -> None:  # type: ignore[n
     assert list(report["targets"]) == [*(name for name, _, _ in bench.TARGETS), bench.PLAIN_TARGET,
                                        bench.NAVIGATION_TARGET, bench.HOME_TARGET]
     assert all(isinstance(verdict["met"], bool) for verdict in report["targets"].values())
+    # How quiet and how fast the machine was: the reference page is the yardstick.
+    found = report["machine"]
+    assert found["reference_ready_cold_ms"] == round(report["loopback"]["riferimento"]["ready_cold_ms"]["median"])
+    assert found["load_1min_before"] >= 0 and found["load_1min_after"] >= 0
+    assert isinstance(found["normal_speed"], bool)

@@ -1,0 +1,27 @@
+"""The benchmark says whether its machine was fast enough to judge the targets: the reference page, unchanged
+since the quiet runs, is the yardstick."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.bench import NORMAL_REFERENCE_MS, machine, machine_line
+
+# (reference ready cold in ms, load average before, after, normal speed), from the runs in reports/measurements.md.
+CASES = {
+    "quiet run of 2026-12-05 09:18": (2880, 3.51, 1.87, True),
+    "slowest quiet reference (2026-12-04)": (3324, 0.26, 0.20, True),
+    "at the limit": (NORMAL_REFERENCE_MS, 0.5, 0.5, True),
+    "slow day, idle (2026-12-06)": (5091, 2.66, 2.10, False),
+    "busy machine (helpers' test suites)": (18722, 11.9, 14.9, False),
+}
+
+
+@pytest.mark.parametrize(("reference", "before", "after", "normal"), CASES.values(), ids=CASES.keys())
+def test_the_reference_page_judges_the_machine(reference: float, before: float, after: float, normal: bool) -> None:
+    found = machine(reference, before, after)
+    assert found["normal_speed"] is normal
+    assert (found["reference_ready_cold_ms"], found["load_1min_before"], found["load_1min_after"]) == (
+        round(reference), before, after)
+    assert found["cores"] >= 1
+    assert ("cannot be judged" in machine_line(found)) is not normal
