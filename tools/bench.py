@@ -460,8 +460,11 @@ def run(
 # The reference page has not changed since the first quiet runs, so its cold start is the machine's yardstick: on
 # quiet days of normal speed (2026-12-04 and 05, load average 0.2–3.5 at the start) its median was 2.8–3.3 s; on
 # 2026-12-06, a slow day for the same code (a calculator page ready cold in 1.1 s instead of 0.7–0.9), 5.1 s. The
-# targets are absolute times: a run whose reference took longer than this cannot judge them.
+# targets are absolute times: a run whose reference took longer than this cannot judge them. On 2026-12-06 evening
+# the machine was faster than on those days (reference 2.3 s): a run whose reference beats the quiet days' fastest
+# says so, since absolute times then flatter the page; its ratios to the reference stay fair.
 NORMAL_REFERENCE_MS = 3600
+FAST_REFERENCE_MS = 2800
 
 
 def machine(reference_ms: float, load_before: float, load_after: float) -> dict[str, Any]:
@@ -469,7 +472,7 @@ def machine(reference_ms: float, load_before: float, load_after: float) -> dict[
     page's cold start against its time on normal days."""
     return {"cores": os.cpu_count(), "load_1min_before": round(load_before, 2), "load_1min_after": round(load_after, 2),
             "reference_ready_cold_ms": round(reference_ms), "normal_reference_ms": NORMAL_REFERENCE_MS,
-            "normal_speed": reference_ms <= NORMAL_REFERENCE_MS}
+            "normal_speed": reference_ms <= NORMAL_REFERENCE_MS, "faster_than_normal": reference_ms < FAST_REFERENCE_MS}
 
 
 def machine_line(found: dict[str, Any]) -> str:
@@ -477,6 +480,9 @@ def machine_line(found: dict[str, Any]) -> str:
     line = (f"Machine: {found['cores']} cores, load average {found['load_1min_before']} before and "
             f"{found['load_1min_after']} after; the reference page ready cold in {found['reference_ready_cold_ms']} ms "
             f"(normal: ≤ {found['normal_reference_ms']} ms)")
+    if found.get("faster_than_normal"):
+        return line + (f": FASTER than on the quiet days (≥ {FAST_REFERENCE_MS} ms), the targets can be judged, but "
+                       "absolute times flatter the page: its ratios to the reference are the fair measure.")
     if found["normal_speed"]:
         return line + ": normal speed, the targets can be judged."
     return line + ": SLOWER THAN NORMAL (busy or throttled), the targets cannot be judged from this run."
