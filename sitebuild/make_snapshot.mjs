@@ -13,6 +13,33 @@ import { gzipSync } from "node:zlib";
 
 import { packSnapshot } from "../docs/assets/javascripts/snapshot-file.mjs";
 
+/**
+ * Zero the heap's free memory. What malloc has freed keeps its old bytes, which the snapshot would carry (about
+ * 1.6 MB of pages that are not zero, 0.5 MB once compressed, measured on 2026-12-06). Every free block is taken with
+ * malloc, zeroed and given back with free, so that the allocator's own bookkeeping stays its own; sizes go down
+ * from 64 KiB, and a size stops as soon as the heap grows for it (the few blocks taken past the old end are zero
+ * already). Python's objects all live in this heap: Pyodide's CPython has no pymalloc arenas of its own.
+ */
+function scrubFreeMemory(pyodide) {
+  pyodide.runPython("import gc; gc.collect()");
+  const runtime = pyodide._module;
+  let end = runtime._sbrk(0);
+  const taken = [];
+  for (let size = 1 << 16; size >= 16; size >>= 1) {
+    for (;;) {
+      const block = runtime._malloc(size);
+      if (!block) break;
+      runtime.HEAPU8.fill(0, block, block + size);
+      taken.push(block);
+      if (runtime._sbrk(0) !== end) {
+        end = runtime._sbrk(0);
+        break;
+      }
+    }
+  }
+  taken.forEach((block) => runtime._free(block));
+}
+
 const [engineArg, lockName, snapshotName] = process.argv.slice(2);
 const engineDir = path.resolve(engineArg) + path.sep;
 const lock = JSON.parse(readFileSync(engineDir + lockName, "utf8"));
@@ -30,6 +57,7 @@ calculator._wheel_sha256 = wheel_sha256
 calculator.form.warmup.warm_up()
 del wheel_sha256
 `);
+scrubFreeMemory(pyodide);
 const snapshot = pyodide.makeMemorySnapshot();
 const packed = packSnapshot(snapshot);
 writeFileSync(engineDir + snapshotName, gzipSync(packed, { level: 9 }));

@@ -4,7 +4,8 @@ before the engine can answer (issue 26).
 Pyodide alone, with nothing imported, makes a snapshot of 30.0 MiB of memory, 14.3 MiB of it not zero (measured in
 Node with the pinned Pyodide, 2026-12-04). Answering the warm-up's requests while keeping them all (as the build did until
 2026-12-04) grew the memory to 36.0 MiB and its non-zero pages to 19.8 MiB; one at a time, with nothing kept,
-it stays at 30.0 and 16.5 MiB.
+it stays at 30.0 and 16.5 MiB. Zeroing the heap's free blocks before the snapshot (sitebuild/make_snapshot.mjs,
+2026-12-06) brought the non-zero pages to 14.8 MiB, 0.5 MB less to download: the budget below fails if that stops.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from sitebuild.engine import SNAPSHOT_FILE
 
 MIB = 1 << 20
 MEMORY_BUDGET = 32 * MIB
-NONZERO_BUDGET = 18 * MIB
+NONZERO_BUDGET = 15.5 * MIB
 
 
 def test_the_snapshot_memory_stays_within_its_budget(site_dir: Path) -> None:
