@@ -1,8 +1,9 @@
 """What follows the Markdown build, whichever tool built it (MkDocs' plugin, Zensical's script).
 
-Theme fixes, the files that change between deploys named by their content, the engine's early
-start at the top of the pages' ``<head>``, the Content-Security-Policy, the service worker, the host header files and the
-precompressed copies, in that order (each step sees the previous one's output).
+Theme fixes, the dark palette restated for a page the theme's script has not styled yet, the files that change
+between deploys named by their content, the engine's early start at the top of the pages' ``<head>``, the
+Content-Security-Policy, the service worker, the host header files and the precompressed copies, in that order
+(each step sees the previous one's output).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from .content_names import name_by_content
 from .content_security import add_meta_policy, check_no_inline_styles, policy
+from .dark_without_script import add_dark_without_script
 from .early_start import add_early_start
 from .host_headers import write_host_headers
 from .leftovers import check_leftovers
@@ -29,6 +31,7 @@ def finish_site(site: Path, *, serving: bool = False) -> None:
     check_leftovers(site)
     check_no_inline_styles(site)
     apply_theme_fixes(site)
+    add_dark_without_script(site)
     add_early_start(site, name_by_content(site))
     csp = policy(site)
     if not serving:

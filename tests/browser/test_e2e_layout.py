@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -120,3 +122,53 @@ def test_no_page_scrolls_sideways(browser, server: Server, path: str, width: int
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     context.close()
     assert overflow <= 0
+
+
+COLOURS = """() => {
+  const style = getComputedStyle(document.body);
+  const channels = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const shown = document.querySelector(".calc__output output");
+  return {background: channels(style.backgroundColor), text: channels(style.color),
+          output: channels(getComputedStyle(shown).color)};
+}"""
+SCHEMES = {"light": "default", "dark": "slate"}
+
+
+@pytest.mark.parametrize("preference", SCHEMES)
+def test_without_javascript_the_page_wears_the_readers_palette(browser, server: Server, preference: str) -> None:  # type: ignore[no-untyped-def]
+    """The theme picks the dark palette by script: without it, the stylesheet restates it (the same colours)."""
+    colours = {}
+    for javascript in (True, False):
+        watch = Watch()
+        context = watched_context(browser, server.host, watch, java_script_enabled=javascript, color_scheme=preference)
+        page = context.new_page()
+        page.goto(f"{server.url}vram-addestramento-llm/")
+        if javascript:
+            page.wait_for_function(f"document.body.dataset.mdColorScheme === '{SCHEMES[preference]}' "
+                                   "&& !document.documentElement.classList.contains('no-js')")
+        colours[javascript] = page.evaluate(COLOURS)
+        context.close()
+        assert watch.foreign_requests == []
+    assert colours[False] == colours[True]
+    assert (sum(colours[False]["background"]) < 150) is (preference == "dark")
+
+
+def test_before_the_theme_script_a_readers_own_choice_wins(browser, server: Server) -> None:  # type: ignore[no-untyped-def]
+    """Until the theme's bundle runs, a dark-preferring reader sees the dark palette, unless they chose the light one
+    with the toggle (kept by the theme, applied by its inline script): the bundle is blocked to see that moment."""
+    watch = Watch()
+    context = watched_context(browser, server.host, watch, color_scheme="dark")
+    page = context.new_page()
+    page.goto(server.url)
+    page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
+    page.locator('label[for="__palette_0"]').click()  # «Passa al tema chiaro»
+    page.wait_for_function("document.body.dataset.mdColorScheme === 'default'")
+    context.route(re.compile(r"/bundle\.[^/]*\.js$"), lambda route: route.abort())
+    page.reload()
+    chosen = page.evaluate(COLOURS.replace('document.querySelector(".calc__output output")', "document.body"))
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    preferred = page.evaluate(COLOURS.replace('document.querySelector(".calc__output output")', "document.body"))
+    context.close()
+    assert watch.foreign_requests == []
+    assert sum(chosen["background"]) > 700 and sum(preferred["background"]) < 150
