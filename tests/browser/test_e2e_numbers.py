@@ -50,19 +50,15 @@ def test_changing_the_unit_converts_the_value(page: Page, server: Server) -> Non
 
 
 # The reader's first edit can come before the engine's first answer: changes the unit the moment the form says ready.
-# The engine may be ready before DOMContentLoaded (it starts at the top of <head>): looked at once, then watched.
 UNIT_AT_READY = """
 document.addEventListener("DOMContentLoaded", () => {
   const form = document.querySelector('form[data-calculator="accumulo-del-gradiente"]');
-  const atReady = (_, observer) => {
+  new MutationObserver((_, observer) => {
     if (form.dataset.state !== "ready") return;
     observer.disconnect();
     form.elements.namedItem("activation_unit").value = "MB";
     form.elements.namedItem("activation_unit").dispatchEvent(new Event("change", { bubbles: true }));
-  };
-  const observer = new MutationObserver(atReady);
-  observer.observe(form, { attributes: true, attributeFilter: ["data-state"] });
-  atReady([], observer);
+  }).observe(form, { attributes: true, attributeFilter: ["data-state"] });
 });
 """
 
