@@ -13,7 +13,7 @@ so that the step follows the configuration; if the theme's markup changes, the b
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 OUR_STYLESHEET = Path("assets/stylesheets/calculators.css")
@@ -65,12 +65,11 @@ def rewrite_selector(selector: str, light: Palette, dark: Palette) -> str | None
     matches = list(ATTRIBUTE.finditer(selector))
     if not matches:
         return None
-    wanted = {"scheme": dark.scheme, "primary": dark.primary, "accent": dark.accent}
     given = {match.group(1): match.group(2) for match in matches}
-    if any(wanted[key] != value for key, value in given.items()):
+    if given.items() - asdict(dark).items():
         return None
     # A rule that names no scheme and a primary or accent both palettes share already applies to the light page.
-    if "scheme" not in given and all(getattr(light, key) == value for key, value in given.items()):
+    if "scheme" not in given and given.items() <= asdict(light).items():
         return None
     start, end = matches[0].start(), matches[-1].end()
     between = ATTRIBUTE.sub("", selector[start:end])

@@ -124,12 +124,12 @@ def test_no_page_scrolls_sideways(browser, server: Server, path: str, width: int
     assert overflow <= 0
 
 
-COLOURS = """() => {
+# The body's background and text, and the colour of ``shown`` (a selector), as numbers.
+COLOURS = """(shown) => {
   const style = getComputedStyle(document.body);
   const channels = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number);
-  const shown = document.querySelector(".calc__output output");
   return {background: channels(style.backgroundColor), text: channels(style.color),
-          output: channels(getComputedStyle(shown).color)};
+          output: channels(getComputedStyle(document.querySelector(shown)).color)};
 }"""
 SCHEMES = {"light": "default", "dark": "slate"}
 
@@ -146,7 +146,7 @@ def test_without_javascript_the_page_wears_the_readers_palette(browser, server: 
         if javascript:
             page.wait_for_function(f"document.body.dataset.mdColorScheme === '{SCHEMES[preference]}' "
                                    "&& !document.documentElement.classList.contains('no-js')")
-        colours[javascript] = page.evaluate(COLOURS)
+        colours[javascript] = page.evaluate(COLOURS, ".calc__output output")
         context.close()
         assert watch.foreign_requests == []
     assert colours[False] == colours[True]
@@ -165,10 +165,10 @@ def test_before_the_theme_script_a_readers_own_choice_wins(browser, server: Serv
     page.wait_for_function("document.body.dataset.mdColorScheme === 'default'")
     context.route(re.compile(r"/bundle\.[^/]*\.js$"), lambda route: route.abort())
     page.reload()
-    chosen = page.evaluate(COLOURS.replace('document.querySelector(".calc__output output")', "document.body"))
+    chosen = page.evaluate(COLOURS, "body")
     page.evaluate("localStorage.clear()")
     page.reload()
-    preferred = page.evaluate(COLOURS.replace('document.querySelector(".calc__output output")', "document.body"))
+    preferred = page.evaluate(COLOURS, "body")
     context.close()
     assert watch.foreign_requests == []
     assert sum(chosen["background"]) > 700 and sum(preferred["background"]) < 150
