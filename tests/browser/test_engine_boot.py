@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from sitebuild.engine import pyodide_version
 from tools.local_server import Throttle
 
 from ..conftest import ROOT, Server, Watch, serving, watch_page, watched_context
@@ -44,6 +46,19 @@ def starts_and_computes(page: Page, server: Server, boot: str) -> None:
 
 def test_restores_the_snapshot(engine_page: Page, server: Server) -> None:
     starts_and_computes(engine_page, server, "snapshot")
+
+
+def test_the_runtime_is_compiled_from_the_browsers_own_response(browser, engine_page: Page, server: Server) -> None:  # type: ignore[no-untyped-def]
+    """V8 keeps compiled WebAssembly for the next visit only beside a response that has its URL (the HTTP cache's
+    or the service worker's): one made in the worker (to count the bytes) would be compiled again on every visit."""
+    browser.start_tracing(categories=["v8.wasm"])
+    try:
+        starts_and_computes(engine_page, server, "snapshot")
+    finally:
+        trace = json.loads(browser.stop_tracing())
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    compiled = [event["args"]["url"] for event in events if event.get("name") == "wasm.SetUrl"]
+    assert compiled == [server.url + "assets/engine/" + pyodide_version() + "/pyodide.asm.wasm"]
 
 
 def test_missing_snapshot_falls_back_to_a_normal_boot(engine_page: Page, server: Server) -> None:

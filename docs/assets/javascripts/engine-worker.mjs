@@ -77,10 +77,16 @@ async function watchedFetch(url, { stalls = false } = {}) {
   return new Response(body, { status: response.status, headers: response.headers });
 }
 
-/** Pyodide's runtime, compiled as it downloads; missing or not WebAssembly: an error that says so. */
+/** Pyodide's runtime, compiled as it downloads; missing or not WebAssembly: an error that says so.
+ * The browser's own response goes to the compiler: V8 keeps the compiled code beside a cached response (the HTTP
+ * cache, the service worker's cache) and reuses it on the next visit, but not for a Response made here (no URL).
+ * Its progress is counted on a copy. */
 async function compileRuntime(url) {
-  const response = await watchedFetch(url);
+  const response = await fetch(url);
   if (!response.ok) throw new Error(`pyodide.asm.wasm: HTTP ${response.status}`);
+  if (response.body) {
+    response.clone().body.pipeTo(new WritableStream({ write: (chunk) => progress(chunk.byteLength) })).catch(() => {});
+  }
   // Streaming needs the right type; a host that sends another is slower, not broken.
   if ((response.headers.get("Content-Type") || "").startsWith("application/wasm")) {
     return WebAssembly.compileStreaming(response);
