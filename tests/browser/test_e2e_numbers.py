@@ -50,15 +50,20 @@ def test_changing_the_unit_converts_the_value(page: Page, server: Server) -> Non
 
 
 # The reader's first edit can come before the engine's first answer: changes the unit the moment the form says ready.
+# The engine's answer may come before DOMContentLoaded (a task queued after the page's modules ran, as the event is):
+# looked at once, then watched.
 UNIT_AT_READY = """
 document.addEventListener("DOMContentLoaded", () => {
   const form = document.querySelector('form[data-calculator="accumulo-del-gradiente"]');
-  new MutationObserver((_, observer) => {
+  const atReady = (_, observer) => {
     if (form.dataset.state !== "ready") return;
     observer.disconnect();
     form.elements.namedItem("activation_unit").value = "MB";
     form.elements.namedItem("activation_unit").dispatchEvent(new Event("change", { bubbles: true }));
-  }).observe(form, { attributes: true, attributeFilter: ["data-state"] });
+  };
+  const observer = new MutationObserver(atReady);
+  observer.observe(form, { attributes: true, attributeFilter: ["data-state"] });
+  atReady([], observer);
 });
 """
 
