@@ -142,52 +142,6 @@ def test_the_search_worker_waits_for_the_engine(engine_page: Page, server: Serve
     assert engine["readyAt"] is not None and searching["at"] >= engine["readyAt"]
 
 
-THEME_LOADED = "window.document$ !== undefined && !document.documentElement.classList.contains('no-js')"
-THEME_LATEST_MS = int(re.search(r"THEME_LATEST_MS = (\d+)", ENGINE_START)[1])  # type: ignore[index]
-BUNDLE = re.compile(r"/assets/javascripts/bundle\.[0-9a-f]+\.min\.js$")
-
-
-def test_the_theme_comes_once_the_engine_has_answered(engine_page: Page, server: Server) -> None:
-    """The theme's bundle would share the cores with the engine's start: it is asked for only after the answer."""
-    engine_page.add_init_script(RECORD_WORKERS)
-    starts_and_computes(engine_page, server, "snapshot")
-    engine_page.wait_for_function(THEME_LOADED)
-    (engine,) = recorded(engine_page, WORKER)
-    asked = engine_page.evaluate(
-        "performance.getEntriesByType('resource').filter((e) => /bundle\\.[0-9a-f]+\\.min\\.js$/.test(e.name))"
-        ".map((e) => e.startTime)")
-    assert len(asked) == 1 and asked[0] >= engine["readyAt"]
-    # The theme's pages are followed from then on: its search works.
-    search = engine_page.locator("input.md-search__input")
-    search.click()
-    search.press_sequentially("lora", delay=30)
-    expect(engine_page.locator(".md-search-result__item").first).to_be_visible(timeout=20_000)
-
-
-def test_a_reader_who_acts_or_waits_gets_the_theme_before_the_engine(browser, site_dir: Path) -> None:  # type: ignore[no-untyped-def]
-    """While the engine starts (its snapshot comes late), the theme comes at the reader's first key, or after
-    THEME_LATEST_MS without one."""
-    with serving(site_dir, delays={"snapshot.csn1.gz": 9}) as late:
-        watch = Watch()
-        context = watched_context(browser, late.host, watch, service_workers="block", bypass_csp=True)
-        for act in (True, False):
-            page = context.new_page()
-            watch_page(page, watch)
-            page.goto(late.url + "vram-addestramento-llm/")
-            form = calculator(page, "vram-addestramento-llm")
-            page.wait_for_timeout(1000)
-            assert page.evaluate(THEME_LOADED) is False
-            if act:
-                page.keyboard.press("Tab")
-                page.wait_for_function(THEME_LOADED, timeout=5_000)
-            else:
-                page.wait_for_function(THEME_LOADED, timeout=THEME_LATEST_MS + 3_000)
-            expect(form).to_have_attribute("data-state", "loading")
-            page.close()
-        context.close()
-    assert watch.page_errors == [] and watch.foreign_requests == []
-
-
 def test_the_search_box_used_before_the_engine_is_ready_starts_its_worker(browser, site_dir: Path) -> None:  # type: ignore[no-untyped-def]
     # The snapshot answers late (from the server): the engine is still starting while the reader searches.
     with serving(site_dir, delays={"snapshot.csn1.gz": 8}) as late:
@@ -257,8 +211,6 @@ def test_without_the_inline_script_the_page_starts_the_engine(engine_page: Page,
     engine_page.route("**/accumulo-del-gradiente/", without_start)
     starts_and_computes(engine_page, server, "snapshot")
     assert len(engine_workers(engine_page)) == 1
-    # The theme's bundle, which the early start would have loaded, is loaded by the page script.
-    engine_page.wait_for_function(THEME_LOADED)
 
 
 def test_the_snapshot_computes_without_the_standard_library(engine_page: Page, server: Server) -> None:
