@@ -19,8 +19,9 @@ const PREFIX = "calcolatori-";
 const NETWORK_TIMEOUT_MS = 4000;
 
 /** Cache this deploy whole. A file named by its content (or under Pyodide's versioned directory) is the same file
- * in any deploy that names it: taken from an earlier deploy's cache when there. Everything else is fetched past the
- * browser's HTTP cache, so that a deploy is never mixed with files of the last one. All or nothing. */
+ * in any deploy that names it: taken from an earlier deploy's cache when there, else from the browser's HTTP cache
+ * (the page has just downloaded the engine's 10 MB: not again), else from the network. Everything else is fetched
+ * past the browser's HTTP cache, so that a deploy is never mixed with files of the last one. All or nothing. */
 async function precache() {
   const cache = await caches.open(CACHE);
   const earlier = (await caches.keys()).filter((name) => name.startsWith(PREFIX) && name !== CACHE);
@@ -34,7 +35,9 @@ async function precache() {
   try {
     await Promise.all(PRECACHE.map(async (path) => {
       const url = new URL(path, self.registration.scope);
-      const response = (IMMUTABLE.has(path) && (await kept(url))) || (await fetch(new Request(url, { cache: "reload" })));
+      const immutable = IMMUTABLE.has(path);
+      let response = (immutable && (await kept(url))) || (await fetch(new Request(url, { cache: immutable ? "force-cache" : "reload" })));
+      if (!response.ok && immutable) response = await fetch(new Request(url, { cache: "reload" })); // not a kept error
       if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
       await cache.put(url, response);
     }));

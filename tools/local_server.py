@@ -51,11 +51,14 @@ class _Handler(SimpleHTTPRequestHandler):
     prefix = "/"
     site_headers: dict[str, str] = {}  # noqa: RUF012 - set per server class
     delays: dict[str, float] = {}  # noqa: RUF012 - path suffix → seconds to wait before answering
+    requested: list[str] | None = None  # every path asked for, in order (when given)
 
     throttle: Throttle | None = None
     link: _Link | None = None
 
     def do_GET(self) -> None:
+        if self.requested is not None:
+            self.requested.append(self.path)
         for suffix, seconds in self.delays.items():
             if self.path.endswith(suffix):
                 time.sleep(seconds)
@@ -152,12 +155,14 @@ def free_port() -> int:
 
 def serve(
     directory: Path, prefix: str = "/", delays: dict[str, float] | None = None, throttle: Throttle | None = None,
-    port: int = 0, headers: dict[str, str] | None = None,
+    port: int = 0, headers: dict[str, str] | None = None, requested: list[str] | None = None,
 ) -> Server:
     """Serve ``directory`` on a free loopback port (or ``port``), under ``prefix``, with the site's own headers
-    and ``headers`` on every response (a host's own, e.g. GitHub Pages' ``Cache-Control: max-age=600``)."""
+    and ``headers`` on every response (a host's own, e.g. GitHub Pages' ``Cache-Control: max-age=600``); each path
+    asked for is appended to ``requested`` when given."""
     attributes = {"prefix": prefix, "site_headers": {**site_headers(directory), **(headers or {})}, "delays": delays or {},
-                  "throttle": throttle, "link": _Link(throttle.bytes_per_second) if throttle else None}
+                  "throttle": throttle, "link": _Link(throttle.bytes_per_second) if throttle else None,
+                  "requested": requested}
     handler_class = type("Handler", (_Handler,), attributes)
     handler = functools.partial(handler_class, directory=str(directory))
     httpd = _QuietServer(("127.0.0.1", port), handler)

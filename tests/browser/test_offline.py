@@ -180,6 +180,25 @@ def test_works_offline_after_one_visit(own_page: Page, own_server: tuple[Server,
     expect(page.locator(".md-search-result__item").first).to_be_visible(timeout=20_000)
 
 
+@pytest.mark.browser
+def test_a_first_visit_downloads_the_engine_once(browser, site_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """The service worker's precache takes the files named by their content (or by Pyodide's version) from the
+    browser's HTTP cache, where the page's own start has just put them: the snapshot and the standard library
+    (6 and 2.5 MB) are asked of the host once, not again by the precache."""
+    requested: list[str] = []
+    running = serve(site_dir, requested=requested)
+    context = browser.new_context()  # no routes: Playwright's routing would turn the HTTP cache off
+    try:
+        page = context.new_page()
+        open_ready(page, running, "accumulo-del-gradiente")
+        wait_for_service_worker(page)
+    finally:
+        context.close()
+        running.stop()
+    for name in ("snapshot.csn1.gz", "python_stdlib.zip"):
+        assert sum(path.endswith("/" + name) for path in requested) == 1, (name, requested)
+
+
 # How each entry of a visit was served: the service worker's static route that matched, if any.
 ROUTES_SEEN = """() => Object.fromEntries(performance.getEntriesByType("navigation")
   .concat(performance.getEntriesByType("resource"))
