@@ -46,7 +46,10 @@ function progress(bytes) {
   if (protocol) self.postMessage(protocol.progress(received));
 }
 
-/** fetch, with its progress reported, abandoned (if ``stalls``) when nothing arrives for STALL_MS. */
+/** fetch, with its progress reported, abandoned (if ``stalls``) when nothing arrives for STALL_MS. The bytes are
+ * counted on a copy and the browser's own response is returned: V8 keeps compiled WebAssembly beside a cached
+ * response (the HTTP cache, the service worker's cache) for the next visit, which a Response made here (no URL)
+ * never gets. */
 async function watchedFetch(url, { stalls = false } = {}) {
   const controller = new AbortController();
   let timer = 0;
@@ -66,27 +69,22 @@ async function watchedFetch(url, { stalls = false } = {}) {
     clearTimeout(timer);
     return response;
   }
-  const body = response.body.pipeThrough(new TransformStream({
-    transform(chunk, stream) {
+  const done = () => clearTimeout(timer);
+  response.clone().body.pipeTo(new WritableStream({
+    write(chunk) {
       arm();
       progress(chunk.byteLength);
-      stream.enqueue(chunk);
     },
-    flush: () => clearTimeout(timer),
-  }));
-  return new Response(body, { status: response.status, headers: response.headers });
+    close: done,
+    abort: done,
+  })).catch(done);
+  return response;
 }
 
-/** Pyodide's runtime, compiled as it downloads; missing or not WebAssembly: an error that says so.
- * The browser's own response goes to the compiler: V8 keeps the compiled code beside a cached response (the HTTP
- * cache, the service worker's cache) and reuses it on the next visit, but not for a Response made here (no URL).
- * Its progress is counted on a copy. */
+/** Pyodide's runtime, compiled as it downloads; missing or not WebAssembly: an error that says so. */
 async function compileRuntime(url) {
-  const response = await fetch(url);
+  const response = await watchedFetch(url);
   if (!response.ok) throw new Error(`pyodide.asm.wasm: HTTP ${response.status}`);
-  if (response.body) {
-    response.clone().body.pipeTo(new WritableStream({ write: (chunk) => progress(chunk.byteLength) })).catch(() => {});
-  }
   // Streaming needs the right type; a host that sends another is slower, not broken.
   if ((response.headers.get("Content-Type") || "").startsWith("application/wasm")) {
     return WebAssembly.compileStreaming(response);
