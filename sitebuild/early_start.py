@@ -1,6 +1,7 @@
 """The engine's early start (``docs/assets/javascripts/engine-start.js``), inlined at the top of ``<head>``.
 
-On every page with a calculator form it starts the engine's worker before the stylesheets and the theme load;
+On every page with a calculator form it starts the engine's worker before the stylesheets and the theme load, and
+holds the theme's bundle until the engine has answered (its tag becomes a data block that the script loads);
 on the home page it starts it once the page is idle, so that the first calculator reached through the site's
 links is ready as it appears. It runs after the files are named by their content (the worker's name is
 known) and before the Content-Security-Policy is computed (which then names its hash).
@@ -19,6 +20,9 @@ ENGINE_START = ROOT / "docs" / "assets" / "javascripts" / "engine-start.js"
 WORKER = "assets/javascripts/engine-worker.mjs"
 CHARSET = '<meta charset="utf-8">'
 FORM = re.compile(r"<form\b[^>]*\sdata-calculator=")
+# The theme's bundle on a calculator page: held as a data block, loaded by the early start (engine-start.js).
+THEME = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[^"/]*\.js)"></script>')
+HELD = '<script type="text/plain" data-calc-theme="{}"></script>'
 MARK = "window.calcEngineStart !== undefined"
 
 
@@ -55,6 +59,11 @@ def add_early_start(site: Path, renamed: dict[str, str]) -> list[Path]:
             raise EarlyStartError(f"{relative}: no {CHARSET} to put the engine's start after")
         up = "../" * (len(relative.parts) - 1)
         script = start_script(up + worker, pyodide_version(), idle=not has_form)
-        page.write_text(text.replace(CHARSET, f"{CHARSET}\n{script}", 1), encoding="utf-8")
+        text = text.replace(CHARSET, f"{CHARSET}\n{script}", 1)
+        if has_form:
+            text, held = THEME.subn(lambda found: HELD.format(found[1]), text)
+            if held != 1:
+                raise EarlyStartError(f"{relative}: {held} tags of the theme's bundle, expected 1")
+        page.write_text(text, encoding="utf-8")
         pages.append(page)
     return pages

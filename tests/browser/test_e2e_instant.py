@@ -6,6 +6,7 @@ publishing workflow builds it; elsewhere the theme falls back to loading pages a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from itertools import cycle, islice
 from pathlib import Path
@@ -63,6 +64,9 @@ def engine_workers(page: Page) -> int:
 def open_first(page: Page, server: Server, calculator_id: str) -> None:
     page.goto(f"{server.url}{calculator_id}/")
     expect(calculator(page, calculator_id)).to_have_attribute("data-state", "ready", timeout=60_000)
+    # The theme, whose script brings instant navigation, comes once the engine has answered (engine-start.js): a
+    # link followed before it loads the next page whole.
+    expect(page.locator("html")).to_have_class(re.compile(r"(^|\s)js(\s|$)"))
     page.evaluate("window.__sameDocument = true")
 
 

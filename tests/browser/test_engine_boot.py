@@ -61,6 +61,24 @@ def test_the_runtime_is_compiled_from_the_browsers_own_response(browser, engine_
     assert compiled == [server.url + "assets/engine/" + pyodide_version() + "/pyodide.asm.wasm"]
 
 
+# Counts the formatters made in the page (the first of a page loads its locale's data: 13-25 ms traced).
+COUNT_FORMATTERS = """
+window.__formatters = 0;
+const Original = Intl.NumberFormat;
+Intl.NumberFormat = function (...args) { window.__formatters += 1; return new Original(...args); };
+"""
+
+
+def test_the_page_makes_no_formatter_before_the_first_answer(engine_page: Page, server: Server) -> None:
+    """The page script's first run shares the cores with the engine's start: it makes nothing it may never need (a
+    download progress note's number formatter)."""
+    engine_page.add_init_script(COUNT_FORMATTERS)
+    engine_page.goto(server.url + "vram-addestramento-llm/")
+    form = calculator(engine_page, "vram-addestramento-llm")
+    expect(form).to_have_attribute("data-state", "ready", timeout=READY_TIMEOUT)
+    assert engine_page.evaluate("window.__formatters") == 0
+
+
 def test_missing_snapshot_falls_back_to_a_normal_boot(engine_page: Page, server: Server) -> None:
     engine_page.route(SNAPSHOT, lambda route: route.fulfill(status=404, body="not found"))
     starts_and_computes(engine_page, server, "normal")
@@ -142,6 +160,52 @@ def test_the_search_worker_waits_for_the_engine(engine_page: Page, server: Serve
     assert engine["readyAt"] is not None and searching["at"] >= engine["readyAt"]
 
 
+THEME_LOADED = "window.document$ !== undefined && !document.documentElement.classList.contains('no-js')"
+THEME_LATEST_MS = int(re.search(r"THEME_LATEST_MS = (\d+)", ENGINE_START)[1])  # type: ignore[index]
+BUNDLE = re.compile(r"/assets/javascripts/bundle\.[0-9a-f]+\.min\.js$")
+
+
+def test_the_theme_comes_once_the_engine_has_answered(engine_page: Page, server: Server) -> None:
+    """The theme's bundle would share the cores with the engine's start: it is asked for only after the answer."""
+    engine_page.add_init_script(RECORD_WORKERS)
+    starts_and_computes(engine_page, server, "snapshot")
+    engine_page.wait_for_function(THEME_LOADED)
+    (engine,) = recorded(engine_page, WORKER)
+    asked = engine_page.evaluate(
+        "performance.getEntriesByType('resource').filter((e) => /bundle\\.[0-9a-f]+\\.min\\.js$/.test(e.name))"
+        ".map((e) => e.startTime)")
+    assert len(asked) == 1 and asked[0] >= engine["readyAt"]
+    # The theme's pages are followed from then on: its search works.
+    search = engine_page.locator("input.md-search__input")
+    search.click()
+    search.press_sequentially("lora", delay=30)
+    expect(engine_page.locator(".md-search-result__item").first).to_be_visible(timeout=20_000)
+
+
+def test_a_reader_who_acts_or_waits_gets_the_theme_before_the_engine(browser, site_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """While the engine starts (its snapshot comes late), the theme comes at the reader's first key, or after
+    THEME_LATEST_MS without one."""
+    with serving(site_dir, delays={"snapshot.csn1.gz": 9}) as late:
+        watch = Watch()
+        context = watched_context(browser, late.host, watch, service_workers="block", bypass_csp=True)
+        for act in (True, False):
+            page = context.new_page()
+            watch_page(page, watch)
+            page.goto(late.url + "vram-addestramento-llm/")
+            form = calculator(page, "vram-addestramento-llm")
+            page.wait_for_timeout(1000)
+            assert page.evaluate(THEME_LOADED) is False
+            if act:
+                page.keyboard.press("Tab")
+                page.wait_for_function(THEME_LOADED, timeout=5_000)
+            else:
+                page.wait_for_function(THEME_LOADED, timeout=THEME_LATEST_MS + 3_000)
+            expect(form).to_have_attribute("data-state", "loading")
+            page.close()
+        context.close()
+    assert watch.page_errors == [] and watch.foreign_requests == []
+
+
 def test_the_search_box_used_before_the_engine_is_ready_starts_its_worker(browser, site_dir: Path) -> None:  # type: ignore[no-untyped-def]
     # The snapshot answers late (from the server): the engine is still starting while the reader searches.
     with serving(site_dir, delays={"snapshot.csn1.gz": 8}) as late:
@@ -211,6 +275,8 @@ def test_without_the_inline_script_the_page_starts_the_engine(engine_page: Page,
     engine_page.route("**/accumulo-del-gradiente/", without_start)
     starts_and_computes(engine_page, server, "snapshot")
     assert len(engine_workers(engine_page)) == 1
+    # The theme's bundle, which the early start would have loaded, is loaded by the page script.
+    engine_page.wait_for_function(THEME_LOADED)
 
 
 def test_the_snapshot_computes_without_the_standard_library(engine_page: Page, server: Server) -> None:

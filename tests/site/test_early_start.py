@@ -61,3 +61,16 @@ def test_the_script_is_the_same_everywhere_its_values_are_attributes(site_dir: P
     codes = {found[0] for page in [site_dir / "index.html", *(site_dir / c / "index.html" for c in CALCULATORS)]
              if (found := started(page))}
     assert len(codes) == 1  # one hash in the policy, whatever the page, its depth or the deploy's worker
+
+
+def test_calculator_pages_hold_the_theme_for_the_early_start(site_dir: Path) -> None:
+    """The theme's bundle is a data block on a calculator page (the early start loads it), a script elsewhere."""
+    bundle = r'assets/javascripts/bundle\.[0-9a-f]+\.min\.js'
+    for page in sorted(site_dir.rglob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        held = re.findall(rf'<script type="text/plain" data-calc-theme="[./]*{bundle}"></script>', html)
+        loaded = re.findall(rf'<script src="[./]*{bundle}"></script>', html)
+        if page.parent.name in CALCULATORS:
+            assert (len(held), len(loaded)) == (1, 0), page
+        else:
+            assert (len(held), len(loaded)) == (0, 1), page

@@ -32,10 +32,14 @@ function reloadForItsOwnDeploy(forms) {
 }
 
 let unmount = [];
+let mounted = [];
 function onPage() {
+  const forms = [...document.querySelectorAll(FORMS)];
+  // The same forms again (the theme's document$ replays the page mounted before its bundle came): nothing to do.
+  if (forms.length === mounted.length && forms.every((form, i) => form === mounted[i])) return;
   for (const stop of unmount) stop();
   unmount = [];
-  const forms = [...document.querySelectorAll(FORMS)];
+  mounted = forms;
   if (forms.some((form) => !isOwnDeploy(form))) return reloadForItsOwnDeploy(forms);
   if (forms.length) ensureEngine(forms[0]);
   unmount = forms.map(mountCalculator);
@@ -44,6 +48,19 @@ function onPage() {
 // Module scripts run once the page is parsed: start the engine now, before the theme is ready.
 const first = document.querySelector(FORMS);
 if (first) startEngine(first);
+// On a calculator page the theme's bundle comes after the engine has answered (engine-start.js): the forms are
+// mounted now, and the theme's pages followed once it has come ("calc:theme").
 if (window.document$) window.document$.subscribe(onPage);
-else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onPage);
-else onPage();
+else {
+  addEventListener("calc:theme", () => window.document$?.subscribe(onPage), { once: true });
+  // Without the early start (it did not run), nothing else would load the theme it holds: load it now.
+  const held = window.calcEngineSettled === undefined && document.querySelector("script[data-calc-theme]");
+  if (held) {
+    const theme = document.createElement("script");
+    theme.src = held.dataset.calcTheme;
+    theme.addEventListener("load", () => dispatchEvent(new Event("calc:theme")));
+    held.replaceWith(theme);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onPage);
+  else onPage();
+}

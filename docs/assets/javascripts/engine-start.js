@@ -11,12 +11,38 @@
 // engine has answered (or failed) and the reader is calm (calcEngineCalm, below), when the search box is first used,
 // or after SEARCH_LATEST_MS, whichever comes first. Until then the theme holds a stand-in that keeps its messages,
 // listeners and handlers for the real one.
+// The theme's bundle, held on the calculator pages (sitebuild/early_start.py turns its tag into a data block), would
+// run while the engine starts and take the same cores: it is loaded once the engine has answered (or failed), at the
+// reader's first touch, key, scroll or focus, or after THEME_LATEST_MS, whichever comes first; at once on file://.
+// Then "calc:theme" is dispatched on the window (calculators.mjs follows the theme's pages from then on). Until then
+// the page shows the theme without its script (the search and the palette toggle come with it; the reader's dark
+// palette comes from the stylesheet, sitebuild/dark_without_script.py).
 // calcEngineSettled resolves once this start has answered or failed (offline.mjs waits for it on the home page).
 // calcEngineCalm resolves later, once the reader has neither typed nor pressed for CALM_MS after that: what can wait
 // (the search index, the service worker's precaching of the whole site) then does not slow the first edits, while
 // the runtime still compiles the code they run. On the home page (data-idle) it resolves with calcEngineSettled.
 (({ worker: workerPath, engine: version, idle }) => {
-  if (window.calcEngineStart !== undefined || location.protocol === "file:") return;
+  const THEME_LATEST_MS = 3000;
+  let themeAsked = false;
+  const loadTheme = () => {
+    if (themeAsked) return;
+    themeAsked = true;
+    const load = () => {
+      const held = document.querySelector("script[data-calc-theme]");
+      if (!held) return;
+      const script = document.createElement("script");
+      script.src = held.dataset.calcTheme;
+      script.addEventListener("load", () => dispatchEvent(new Event("calc:theme")));
+      held.replaceWith(script);
+    };
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", load, { once: true });
+    else load();
+  };
+  if (window.calcEngineStart !== undefined || location.protocol === "file:") return loadTheme();
+  for (const type of ["pointerdown", "keydown", "focusin", "wheel", "touchstart", "scroll"]) {
+    addEventListener(type, loadTheme, { capture: true, passive: true, once: true });
+  }
+  setTimeout(loadTheme, THEME_LATEST_MS);
   const SEARCH_LATEST_MS = 10000;
   const CALM_MS = 2000;
   const Original = window.Worker;
@@ -24,6 +50,7 @@
   const searchWanted = new Promise((resolve) => (wanted = resolve));
   let settled = () => {};
   window.calcEngineSettled = new Promise((resolve) => (settled = resolve));
+  window.calcEngineSettled.then(loadTheme);
   let lastInput = -Infinity;
   for (const type of ["input", "keydown", "pointerdown"]) {
     addEventListener(type, () => (lastInput = performance.now()), { capture: true, passive: true });
