@@ -51,14 +51,19 @@ def test_restores_the_snapshot(engine_page: Page, server: Server) -> None:
 def test_the_runtime_is_compiled_from_the_browsers_own_response(browser, engine_page: Page, server: Server) -> None:  # type: ignore[no-untyped-def]
     """V8 keeps compiled WebAssembly for the next visit only beside a response that has its URL (the HTTP cache's
     or the service worker's): one made in the worker (to count the bytes) would be compiled again on every visit."""
-    browser.start_tracing(categories=["v8.wasm"])
+    browser.start_tracing(categories=["v8.wasm", "devtools.timeline"])
     try:
         starts_and_computes(engine_page, server, "snapshot")
     finally:
         trace = json.loads(browser.stop_tracing())
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    runtime = server.url + "assets/engine/" + pyodide_version() + "/pyodide.asm.wasm"
     compiled = [event["args"]["url"] for event in events if event.get("name") == "wasm.SetUrl"]
-    assert compiled == [server.url + "assets/engine/" + pyodide_version() + "/pyodide.asm.wasm"]
+    assert compiled == [runtime]
+    # Pyodide's loader asks for the runtime again as it starts: answered in the worker, it reaches no cache or host.
+    asked = [event for event in events if event.get("name") == "ResourceSendRequest"
+             and event["args"]["data"].get("url") == runtime]
+    assert len(asked) == 1
 
 
 # Counts the formatters made in the page (the first of a page loads its locale's data: 13-25 ms traced).

@@ -134,8 +134,19 @@ function useCompiledRuntime(runtime, snapshot) {
   };
 }
 
+/** loadPyodide also fetches the runtime itself as it starts, for the instantiation that useCompiledRuntime replaces:
+ * a second response, served again by the HTTP cache (inflated again, from a host that sends it gzipped) during the
+ * start's busiest moment, only to be dropped. Its request gets an empty answer instead. */
+function skipSecondDownload(runtimeURL) {
+  const fetchOnce = self.fetch;
+  self.fetch = (input, init) => (String(input instanceof Request ? input.url : input) === runtimeURL
+    ? Promise.resolve(new Response(null, { headers: { "Content-Type": "application/wasm" } }))
+    : fetchOnce(input, init));
+}
+
 async function boot(engineDir, files) {
   useCompiledRuntime(files.runtime, files.snapshot);
+  skipSecondDownload(new URL("pyodide.asm.wasm", engineDir).href);
   // Neither way starts without the runtime: if it cannot be downloaded or compiled, the start fails now.
   const withoutRuntime = files.runtime.then(() => new Promise(() => {}));
   return Promise.race([start(files, engineDir), withoutRuntime]);
