@@ -116,17 +116,17 @@ function download(engineDir) {
 }
 
 /** loadPyodide compiles the runtime only once it holds the whole snapshot: hand it the module compiled meanwhile,
- * its memory grown to the snapshot's size (a restore needs it; a normal start does not mind). */
-function useCompiledRuntime(runtime, snapshot) {
-  const instantiateStreaming = WebAssembly.instantiateStreaming;
-  WebAssembly.instantiateStreaming = async (source, imports) => {
-    let module;
-    try {
-      module = await runtime;
-    } catch {
-      return instantiateStreaming(source, imports);
-    }
-    Promise.resolve(source).then((response) => response.body?.cancel(), () => {}); // its own download is dropped
+ * its memory grown to the snapshot's size (a restore needs it; a normal start does not mind). loadPyodide also
+ * fetches the runtime itself as it starts, for the instantiation replaced here: a second response, served again by
+ * the HTTP cache (inflated again, from a host that sends it gzipped) during the start's busiest moment, only to be
+ * dropped. Its request gets an empty answer instead. A runtime that failed fails the start (boot()). */
+function useCompiledRuntime(runtime, snapshot, runtimeURL) {
+  const fetchOnce = self.fetch;
+  self.fetch = (input, init) => (String(input instanceof Request ? input.url : input) === runtimeURL
+    ? Promise.resolve(new Response(null, { headers: { "Content-Type": "application/wasm" } }))
+    : fetchOnce(input, init));
+  WebAssembly.instantiateStreaming = async (_source, imports) => {
+    const module = await runtime;
     const instance = await WebAssembly.instantiate(module, imports);
     const [, file] = await modules;
     await snapshot.then((bytes) => file.fitSnapshot(instance, bytes), () => {});
@@ -134,19 +134,8 @@ function useCompiledRuntime(runtime, snapshot) {
   };
 }
 
-/** loadPyodide also fetches the runtime itself as it starts, for the instantiation that useCompiledRuntime replaces:
- * a second response, served again by the HTTP cache (inflated again, from a host that sends it gzipped) during the
- * start's busiest moment, only to be dropped. Its request gets an empty answer instead. */
-function skipSecondDownload(runtimeURL) {
-  const fetchOnce = self.fetch;
-  self.fetch = (input, init) => (String(input instanceof Request ? input.url : input) === runtimeURL
-    ? Promise.resolve(new Response(null, { headers: { "Content-Type": "application/wasm" } }))
-    : fetchOnce(input, init));
-}
-
 async function boot(engineDir, files) {
-  useCompiledRuntime(files.runtime, files.snapshot);
-  skipSecondDownload(new URL("pyodide.asm.wasm", engineDir).href);
+  useCompiledRuntime(files.runtime, files.snapshot, new URL("pyodide.asm.wasm", engineDir).href);
   // Neither way starts without the runtime: if it cannot be downloaded or compiled, the start fails now.
   const withoutRuntime = files.runtime.then(() => new Promise(() => {}));
   return Promise.race([start(files, engineDir), withoutRuntime]);
