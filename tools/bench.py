@@ -17,7 +17,11 @@ page's content appeared; and from the home page (which starts the engine at
 idle) to the first calculator. Says how quiet and how fast the machine was (load average; the unchanged
 reference page as a yardstick). Prints Markdown tables and writes reports/bench.json.
 
-Usage: python -m tools.bench [--runs N] [--edits N] [--out FILE]
+The ratio of a page's cold start to the reference's is a ratio of two medians: with three runs, a run's ratio moved
+by ±0.03 from noise alone. ``--cold-runs N`` adds N cold visits of every page and the reference, taking turns, on
+both servers (nothing else is measured in them), and the ratio gets a 90 % bootstrap interval.
+
+Usage: python -m tools.bench [--runs N] [--cold-runs N] [--edits N] [--out FILE]
 """
 
 from __future__ import annotations
@@ -27,11 +31,12 @@ import contextlib
 import gzip
 import json
 import os
+import random
 import re
 import shutil
 import statistics
 import tempfile
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -224,6 +229,15 @@ def home_to_calculator(browser: Any, server: Server, runs: int, reading_ms: int 
     }
 
 
+def ratio_interval(ours: list[float], reference: list[float], draws: int = 2000) -> list[float]:
+    """A 90 % bootstrap interval of median(ours) / median(reference): both samples drawn again with replacement
+    (seeded, so that a report can be checked)."""
+    rng = random.Random(20261207)
+    ratios = sorted(statistics.median(rng.choices(ours, k=len(ours)))
+                    / statistics.median(rng.choices(reference, k=len(reference))) for _ in range(draws))
+    return [round(percentile(ratios, 0.05), 3), round(percentile(ratios, 0.95), 3)]
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -353,14 +367,16 @@ def returning(browser: Any, server: Server, name: str, settle_ms: int,
     return {"first": times[0], "second": times[1], "third": times[2]}
 
 
-def summarize(samples: list[dict[str, Any]]) -> dict[str, Any]:
-    """A page's figures over its runs."""
+def summarize(samples: list[dict[str, Any]], more_cold: Sequence[float] = ()) -> dict[str, Any]:
+    """A page's figures over its runs; ``more_cold``: the cold starts of its extra cold visits."""
     def every(key: str) -> list[Any]:
         return [s[key] for s in samples]
 
+    cold = [*every("cold"), *more_cold]
     result: dict[str, Any] = {
         "first_paint_with_results_ms": summary(every("paint")),
-        "ready_cold_ms": summary(every("cold")),
+        "ready_cold_ms": summary(cold),
+        "cold_starts_ms": [round(v, 1) for v in cold],
         # Worst run. A long task is ours when our scripts alone ran 50 ms or more in it.
         "long_tasks_during_load": {
             "count": max(every("long_count")),
@@ -395,11 +411,13 @@ def run(
     throttled_runs: int | None = None,
     returning_visits: bool | Collection[str] = True,
     returning_reading_ms: int = RETURNING_READING_MS,
+    cold_runs: int = 0,
 ) -> dict[str, Any]:
     """Measure ``pages`` (default: all) and the reference; builds the site unless ``built`` is given,
     launches Chromium unless ``browser`` is. ``throttled_runs``: cold visits on the throttled network per page
     (default: half the runs, at least one; 0 skips them). ``returning_visits``: the three visits in a persistent
-    profile, each run, for every page or only for the pages named, each visit read for ``returning_reading_ms``."""
+    profile, each run, for every page or only for the pages named, each visit read for ``returning_reading_ms``.
+    ``cold_runs``: extra cold visits of every page, on both servers, for the ratio to the reference."""
     names = list(dict.fromkeys([*(pages or PAGES), "riferimento"]))
     load_before = os.getloadavg()[0]
     port = free_port()
@@ -421,7 +439,7 @@ def run(
         shutil.copytree(site, plain_site, ignore=lambda folder, names: [
             name for name in names if name.endswith(".gz") and name.removesuffix(".gz") in names])
         fast, slow, plain = serve(site, port=port), serve(site, throttle=THROTTLED), serve(plain_site)
-        report: dict[str, Any] = {"runs": runs, "edits": edits, "loopback": {}, "plain_server": {},
+        report: dict[str, Any] = {"runs": runs, "cold_runs": cold_runs, "edits": edits, "loopback": {}, "plain_server": {},
                                   "throttled_40mbit_20ms": {}}
         try:
             with contextlib.ExitStack() as stack:
@@ -440,14 +458,21 @@ def run(
                             found["returning"] = returning(chromium, fast, name, settle_ms, returning_reading_ms)
                         loopback[name].append(found)
                         unpacked[name].append(sample(chromium, plain, plain_site, name, index == 0, 0, False, settle_ms))
+                more_cold: dict[str, list[float]] = {name: [] for name in names}
+                more_plain: dict[str, list[float]] = {name: [] for name in names}
+                for _ in range(cold_runs):
+                    for name in names:
+                        more_cold[name].append(sample(chromium, fast, site, name, False, 0, False, settle_ms)["cold"])
+                        more_plain[name].append(
+                            sample(chromium, plain, plain_site, name, False, 0, False, settle_ms)["cold"])
                 for index in range(max(1, runs // 2) if throttled_runs is None else throttled_runs):
                     for name in names:
                         throttled[name].append(sample(chromium, slow, site, name, index == 0, 0, False, settle_ms))
                 report["navigation"] = navigation(chromium, fast, navigations)
                 report["home_to_calculator"] = home_to_calculator(chromium, fast, max(1, runs))
                 for name in names:
-                    report["loopback"][name] = summarize(loopback[name])
-                    report["plain_server"][name] = summarize(unpacked[name])
+                    report["loopback"][name] = summarize(loopback[name], more_cold[name])
+                    report["plain_server"][name] = summarize(unpacked[name], more_plain[name])
                     if throttled[name]:
                         report["throttled_40mbit_20ms"][name] = summarize(throttled[name])
         finally:
@@ -459,6 +484,8 @@ def run(
         for name in names:
             ours = report[served][name]
             ours["ratio_to_reference_cold"] = round(ours["ready_cold_ms"]["median"] / reference, 2)
+            ours["ratio_interval_90"] = ratio_interval(ours["cold_starts_ms"],
+                                                       report[served]["riferimento"]["cold_starts_ms"])
     report["targets"] = targets(report)
     report["machine"] = machine(report["loopback"]["riferimento"]["ready_cold_ms"]["median"], load_before,
                                 os.getloadavg()[0])
@@ -572,6 +599,23 @@ def table(report: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
+def ratio_table(report: dict[str, Any]) -> str:
+    """Each page's cold start against the reference's, on both servers: medians, ratio and its 90 % interval."""
+    rows = ["| page | cold starts | ready cold, gzip server | ratio (90 % interval) | ready cold, plain server "
+            "| ratio (90 % interval) |", "|---|---:|---:|---:|---:|---:|"]
+    for name, r in report["loopback"].items():
+        if name in ("home", "riferimento"):
+            continue
+        plain = report["plain_server"][name]
+        cells = [f"{found['ready_cold_ms']['median']:.0f} ms | {found['ratio_to_reference_cold']} "
+                 f"({found['ratio_interval_90'][0]:.2f}–{found['ratio_interval_90'][1]:.2f})" for found in (r, plain)]
+        rows.append(f"| {name} | {len(r['cold_starts_ms'])} | {cells[0]} | {cells[1]} |")
+    reference = [report[served]["riferimento"] for served in ("loopback", "plain_server")]
+    rows.append(f"| riferimento | {len(reference[0]['cold_starts_ms'])} | {reference[0]['ready_cold_ms']['median']:.0f} ms "
+                f"| 1 | {reference[1]['ready_cold_ms']['median']:.0f} ms | 1 |")
+    return "\n".join(rows)
+
+
 def navigation_table(found: dict[str, Any]) -> str:
     click, content = found["click_to_ready_ms"], found["ready_after_content_ms"]
     return "\n".join([
@@ -597,6 +641,8 @@ def home_table(found: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--cold-runs", type=int, default=0,
+                        help="extra cold visits of every page and the reference, for the ratio between them")
     parser.add_argument("--edits", type=int, default=200)
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "bench.json")
     parser.add_argument("--smoke", action="store_true", help="one quick run of one page and the reference")
@@ -605,10 +651,12 @@ def main() -> None:
     args = parser.parse_args()
     smoke = ["accumulo-del-gradiente", "riferimento"]
     report = (run(1, 5, smoke, settle_ms=0, navigations=8, returning_visits=smoke[:1]) if args.smoke
-              else run(args.runs, args.edits, args.pages, args.site))
+              else run(args.runs, args.edits, args.pages, args.site, cold_runs=args.cold_runs))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(table(report))
+    print()
+    print(ratio_table(report))
     print()
     print(navigation_table(report["navigation"]))
     print()
@@ -617,7 +665,7 @@ def main() -> None:
     print(machine_line(report["machine"]))
     for name, verdict in report["targets"].items():
         print(f"- {name}: {'met' if verdict['met'] else 'NOT met'} (worst page: {verdict['worst']})")
-    print(f"\n(runs: {args.runs} per page, {args.edits} edits; JSON in {args.out})")
+    print(f"\n(runs: {args.runs} per page, {args.cold_runs} more cold visits, {args.edits} edits; JSON in {args.out})")
 
 
 if __name__ == "__main__":

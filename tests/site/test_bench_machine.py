@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.bench import FAST_REFERENCE_MS, NORMAL_REFERENCE_MS, machine, machine_line
+from tools.bench import FAST_REFERENCE_MS, NORMAL_REFERENCE_MS, machine, machine_line, ratio_interval
 
 # (reference ready cold in ms, load average before, after, normal speed, faster than normal), from the runs in
 # reports/measurements.md.
@@ -32,3 +32,24 @@ def test_the_reference_page_judges_the_machine(
         round(reference), before, after)
     assert found["cores"] >= 1
     assert ("cannot be judged" in machine_line(found)) is not normal
+
+
+# The ratio's 90 % bootstrap interval: (ours, reference, expected interval), computed by hand where the samples leave
+# no choice, and bounds that any resampling must respect otherwise.
+RATIO_CASES = {
+    "every start alike": ([500.0] * 5, [2000.0] * 5, (0.25, 0.25)),
+    "one sample each": ([480.0], [2400.0], (0.2, 0.2)),
+}
+
+
+@pytest.mark.parametrize(("ours", "reference", "expected"), RATIO_CASES.values(), ids=RATIO_CASES.keys())
+def test_a_ratio_without_spread_has_no_interval(ours: list[float], reference: list[float],
+                                                 expected: tuple[float, float]) -> None:
+    assert tuple(ratio_interval(ours, reference)) == expected
+
+
+def test_the_ratio_interval_holds_the_ratio_and_stays_within_the_extremes() -> None:
+    ours, reference = [520.0, 540.0, 560.0, 600.0, 700.0], [2000.0, 2100.0, 2200.0, 2300.0, 2600.0]
+    low, high = ratio_interval(ours, reference)
+    assert min(ours) / max(reference) <= low < 560 / 2200 < high <= max(ours) / min(reference)
+    assert ratio_interval(ours, reference) == [low, high]  # seeded: the same report gives the same interval
