@@ -18,8 +18,8 @@ idle) to the first calculator. Says how quiet and how fast the machine was (load
 reference page as a yardstick). Prints Markdown tables and writes reports/bench.json.
 
 The ratio of a page's cold start to the reference's is a ratio of two medians: with three runs, a run's ratio moved
-by ±0.03 from noise alone. ``--cold-runs N`` adds N cold visits of every page and the reference, taking turns, on
-both servers (nothing else is measured in them), and the ratio gets a 90 % bootstrap interval.
+by ±0.03 from noise alone. ``--cold-runs N`` (default 8) adds N cold visits of every page and the reference, taking
+turns, on both servers (nothing else is measured in them), and the ratio gets a 90 % bootstrap interval.
 
 Usage: python -m tools.bench [--runs N] [--cold-runs N] [--edits N] [--out FILE]
 """
@@ -641,7 +641,7 @@ def home_table(found: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--cold-runs", type=int, default=0,
+    parser.add_argument("--cold-runs", type=int, default=8,
                         help="extra cold visits of every page and the reference, for the ratio between them")
     parser.add_argument("--edits", type=int, default=200)
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "bench.json")
