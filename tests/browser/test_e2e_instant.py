@@ -61,12 +61,24 @@ def engine_workers(page: Page) -> int:
     return sum("engine-worker" in worker.url for worker in page.workers)
 
 
+# Resolves once the theme's download of the sitemap has ended and two frames and a task have passed.
+SITEMAP_READ = """async () => {
+  if (!performance.getEntriesByType("resource").some((entry) => new URL(entry.name).pathname.endsWith("/sitemap.xml")
+      && entry.responseEnd > 0)) return false;
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve))));
+  return true;
+}"""
+
+
 def open_first(page: Page, server: Server, calculator_id: str) -> None:
     page.goto(f"{server.url}{calculator_id}/")
     expect(calculator(page, calculator_id)).to_have_attribute("data-state", "ready", timeout=60_000)
     # The theme, whose script brings instant navigation, comes once the engine has answered (engine-start.js): a
     # link followed before it loads the next page whole.
     expect(page.locator("html")).to_have_class(re.compile(r"(^|\s)js(\s|$)"))
+    # The theme intercepts a link only once it holds the sitemap (a click before then loads the next page whole, as
+    # it happened once on a loaded machine): wait for its download, then a few frames for it to be read.
+    page.wait_for_function(SITEMAP_READ)
     page.evaluate("window.__sameDocument = true")
 
 
