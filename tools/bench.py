@@ -665,7 +665,8 @@ def main() -> None:
     print(machine_line(report["machine"]))
     for name, verdict in report["targets"].items():
         print(f"- {name}: {'met' if verdict['met'] else 'NOT met'} (worst page: {verdict['worst']})")
-    print(f"\n(runs: {args.runs} per page, {args.cold_runs} more cold visits, {args.edits} edits; JSON in {args.out})")
+    print(f"\n(runs: {report['runs']} per page, {report['cold_runs']} more cold visits, {report['edits']} edits; "
+          f"JSON in {args.out})")
 
 
 if __name__ == "__main__":
