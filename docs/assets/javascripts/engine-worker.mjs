@@ -46,11 +46,12 @@ function progress(bytes) {
   if (protocol) self.postMessage(protocol.progress(received));
 }
 
-/** fetch, with its progress reported, abandoned (if ``stalls``) when nothing arrives for STALL_MS. The bytes are
- * counted on a copy and the browser's own response is returned: V8 keeps compiled WebAssembly beside a cached
- * response (the HTTP cache, the service worker's cache) for the next visit, which a Response made here (no URL)
- * never gets. */
-async function watchedFetch(url, { stalls = false } = {}) {
+/** fetch, with its progress reported, abandoned (if ``stalls``) when nothing arrives for STALL_MS. With ``readHere``
+ * (a body only this worker reads) the bytes are counted as they pass, in a response made of the counted stream. The
+ * runtime's is the browser's own response instead, its bytes counted on a copy: V8 keeps compiled WebAssembly beside
+ * a cached response (the HTTP cache, the service worker's cache) for the next visit, which a Response made here (no
+ * URL) never gets; a copy of the others (the snapshot's 6 MB) would only cost time and memory during the start. */
+async function watchedFetch(url, { stalls = false, readHere = false } = {}) {
   const controller = new AbortController();
   let timer = 0;
   const arm = () => {
@@ -70,14 +71,22 @@ async function watchedFetch(url, { stalls = false } = {}) {
     return response;
   }
   const done = () => clearTimeout(timer);
-  response.clone().body.pipeTo(new WritableStream({
-    write(chunk) {
-      arm();
-      progress(chunk.byteLength);
-    },
-    close: done,
-    abort: done,
-  })).catch(done);
+  const count = (chunk) => {
+    arm();
+    progress(chunk.byteLength);
+  };
+  if (readHere) {
+    const counted = response.body.pipeThrough(new TransformStream({
+      transform(chunk, stream) {
+        count(chunk);
+        stream.enqueue(chunk);
+      },
+      flush: done,
+    }));
+    const { status, statusText, headers } = response;
+    return new Response(counted, { status, statusText, headers });
+  }
+  response.clone().body.pipeTo(new WritableStream({ write: count, close: done, abort: done })).catch(done);
   return response;
 }
 
@@ -97,7 +106,7 @@ function download(engineDir) {
   const url = (name) => new URL(name, engineDir).href;
   const own = (name) => new URL(name, buildDirectory(engineDir)).href;
   const lock = fetch(own("pyodide-lock.json")).then((r) => r.json()); // read once, by us and by loadPyodide
-  const snapshot = watchedFetch(own("snapshot.csn1.gz"), { stalls: true }).then((response) => {
+  const snapshot = watchedFetch(own("snapshot.csn1.gz"), { stalls: true, readHere: true }).then((response) => {
     if (!response.ok) throw new Error(`snapshot: HTTP ${response.status}`);
     return modules.then(([, file]) => file.unpackSnapshot(response.body.pipeThrough(new DecompressionStream("gzip"))));
   });
@@ -165,7 +174,7 @@ async function start(files, engineDir) {
 
 /** Put the real standard library where the snapshot's Python expects it (it knows its directory). */
 async function installStdlib(pyodide, engineDir) {
-  const response = await watchedFetch(new URL("python_stdlib.zip", engineDir).href, { stalls: true });
+  const response = await watchedFetch(new URL("python_stdlib.zip", engineDir).href, { stalls: true, readHere: true });
   if (!response.ok) throw new Error(`standard library: HTTP ${response.status}`);
   const archive = pyodide.runPython("import sys; next(p for p in sys.path if p.endswith('.zip'))");
   pyodide.FS.writeFile(archive, new Uint8Array(await response.arrayBuffer()));
