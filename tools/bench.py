@@ -263,7 +263,7 @@ def visit(context: Any, url: str, has_engine: bool = True, settle_ms: int = SETT
         page.wait_for_load_state("load")
         page.wait_for_timeout(1500)
         page.evaluate("window.__bench.ready = performance.getEntriesByType('navigation')[0].loadEventEnd")
-    result = page.evaluate(
+    result: dict[str, Any] = page.evaluate(
         """() => ({
             ready: window.__bench.ready,
             fcp: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null,
