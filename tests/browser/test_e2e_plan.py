@@ -99,9 +99,11 @@ def test_hostile_link_only_ever_becomes_field_text(clipboard_context: tuple[Brow
 def test_reset_units_and_extras(page: Page, server: Server) -> None:
     form = open_ready(page, server, ACC)
     form.locator('[name="activation_unit"]').select_option("MB")
-    form.locator('[name="activation_per_sample_gb"]').fill("500")
+    # Typing only once the converted value is in: a fill racing the conversion would type into "0,5" as it changes.
+    expect(form.locator('[name="activation_per_sample_gb"]')).to_have_value("500")
     expect(form.locator('[data-unit-of="activation_per_sample_gb"]').first).to_have_text("MB")
-    expect(output(form, "activation_memory")).to_have_text("2 GB")  # 2 000 MB, shown in GB
+    form.locator('[name="activation_per_sample_gb"]').fill("250")
+    expect(output(form, "activation_memory")).to_have_text("1 GB")  # 1 000 MB, shown in GB
     form.locator('[name="dataset_size"]').fill("1.000.000")
     form.locator('[name="sequence_length"]').fill("2048")
     expect(output(form, "steps_per_epoch")).to_have_text(format_integer(31_250))
