@@ -12,7 +12,7 @@ from calculator import CALCULATORS
 from calculator.form.evaluate import evaluate
 from calculator.form.model import number
 from calculator.llm.catalogue import Architecture
-from calculator.pages.lora import MODULES
+from calculator.llm.lora_adapters import MODULES
 from calculator.pages.presets import field_texts
 
 

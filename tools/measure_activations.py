@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -109,14 +110,14 @@ class _BoolMaskDropout(torch.autograd.Function):
     (on the CPU ``nn.Dropout`` keeps it in the activations' precision)."""
 
     @staticmethod
-    def forward(ctx, x: torch.Tensor, p: float) -> torch.Tensor:  # type: ignore[override]
+    def forward(ctx: Any, x: torch.Tensor, p: float) -> torch.Tensor:  # type: ignore[override]
         mask = torch.rand_like(x, dtype=torch.float32) >= p
         ctx.save_for_backward(mask)
         ctx.scale = 1.0 / (1.0 - p)
         return x * mask * ctx.scale
 
     @staticmethod
-    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None]:  # type: ignore[override]
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:  # type: ignore[override]
         (mask,) = ctx.saved_tensors
         return grad * mask * ctx.scale, None
 

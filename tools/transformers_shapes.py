@@ -7,6 +7,7 @@ script recorded.
 from __future__ import annotations
 
 from dataclasses import replace
+from decimal import Decimal
 
 from calculator import CALCULATORS
 from calculator.form.evaluate import evaluate
@@ -49,4 +50,7 @@ def page_bytes(entry: Architecture, sequence: int = DECODER) -> int:
     evaluation = evaluate(calc, values)
     if evaluation.errors:
         raise ValueError(f"{entry.id}: {evaluation.errors}")
-    return int(evaluation.outputs["per_micro_batch_gb"] * 10**9)
+    per_micro_batch = evaluation.outputs["per_micro_batch_gb"]
+    if not isinstance(per_micro_batch, Decimal):
+        raise ValueError(f"{entry.id}: no activation memory ({per_micro_batch!r})")
+    return int(per_micro_batch * 10**9)
