@@ -56,6 +56,28 @@ def test_a_preset_then_the_links_fill_the_siblings(page: Page, server: Server) -
     expect(output(vram, "per_gpu_gb")).to_have_text(answer(VRAM, {"activation_gb": m})["per_gpu_gb"])
 
 
+# An edit, then a click on the link to the VRAM page in the same task, before the edit's answer can have come.
+EDIT_THEN_FOLLOW = """() => {
+  const form = document.querySelector('form[data-calculator="memoria-attivazioni"]');
+  const field = form.elements.namedItem("micro_batch");
+  field.value = "3";
+  field.dispatchEvent(new Event("input", { bubbles: true }));
+  [...form.querySelectorAll("a[data-feed]")].find((link) => link.pathname.includes("vram-addestramento-llm")).click();
+}"""
+
+
+def test_a_link_followed_before_the_answer_carries_the_new_values(page: Page, server: Server) -> None:
+    """The link waits for the answer that changes where it leads (it held the values before the edit)."""
+    open_ready(page, server, ACT)
+    m = format_field(output_number(ACT, "per_micro_batch_gb", {"micro_batch": "3"}))
+    assert m != format_field(output_number(ACT, "per_micro_batch_gb"))
+    page.evaluate(EDIT_THEN_FOLLOW)
+    vram = calculator(page, VRAM)
+    expect(vram).to_have_attribute("data-state", "ready", timeout=60_000)
+    expect(vram.locator('[name="activation_gb"]')).to_have_value(m)
+    assert "micro_batch" not in page.url or "da=memoria-attivazioni" in page.url
+
+
 def test_links_follow_each_edit_and_hide_on_bad_input(page: Page, server: Server) -> None:
     form = open_ready(page, server, ACT)
     link = form.locator('[data-feed="vram"]')

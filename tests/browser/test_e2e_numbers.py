@@ -49,6 +49,28 @@ def test_changing_the_unit_converts_the_value(page: Page, server: Server) -> Non
     assert query["activation_unit"] == ["MB"] and query["activation_per_sample_gb"] == ["250"]
 
 
+# The unit changed, then the value's whole text selected before the conversion arrives (a slow engine, a quick reader).
+UNIT_THEN_SELECT = """() => {
+  const form = document.querySelector('form[data-calculator="accumulo-del-gradiente"]');
+  form.elements.namedItem("activation_unit").value = "MB";
+  form.elements.namedItem("activation_unit").dispatchEvent(new Event("change", { bubbles: true }));
+  const field = form.elements.namedItem("activation_per_sample_gb");
+  field.focus();
+  field.select();
+}"""
+
+
+def test_a_value_selected_before_its_conversion_arrives_stays_selected(page: Page, server: Server) -> None:
+    form = open_ready(page, server, ACC)
+    field = form.locator('[name="activation_per_sample_gb"]')
+    page.evaluate(UNIT_THEN_SELECT)  # one task: the engine's answer comes in a later one
+    expect(field).to_have_value("500")
+    assert field.evaluate("(f) => [f.selectionStart, f.selectionEnd, document.activeElement === f]") == [0, 3, True]
+    page.keyboard.type("250")  # replaces the converted value, as it would have replaced "0,5"
+    expect(field).to_have_value("250")
+    expect(output(form, "activation_memory")).to_have_text("1 GB")
+
+
 # The reader's first edit can come before the engine's first answer: changes the unit the moment the form says ready.
 # The engine's answer may come before DOMContentLoaded (a task queued after the page's modules ran, as the event is):
 # looked at once, then watched.

@@ -157,13 +157,17 @@ function setField(control, value) {
   }
 }
 
-/** Put the values Python converted to a new unit into their fields, unless typed over since; whether any changed. */
+/** Put the values Python converted to a new unit into their fields, unless typed over since; whether any changed.
+ * A field whose whole text the reader has selected keeps it selected: what they type next replaces the new value. */
 function rewrite(form, response, sent) {
   let changed = false;
   for (const [name, text] of Object.entries(JSON.parse(response).rewrites ?? {})) {
     const control = form.elements.namedItem(name);
     if (!(control instanceof HTMLInputElement) || control.value !== sent[name] || control.value === text) continue;
+    const whole = control === document.activeElement && control.value.length > 0 && control.selectionStart === 0
+      && control.selectionEnd === control.value.length;
     control.value = text;
+    if (whole) control.select();
     changed = true;
   }
   return changed;
@@ -595,11 +599,42 @@ export function mountCopy(form, address) {
   }
 }
 
+// The longest a link waits for the answer that will change where it leads.
+const FEED_WAIT_MS = 3000;
+
+/** Resolves once the form has no answer pending (data-busy gone), or after FEED_WAIT_MS. */
+function settled(form) {
+  return new Promise((resolve) => {
+    const observer = new MutationObserver(() => "busy" in form.dataset || done());
+    const timer = setTimeout(() => done(), FEED_WAIT_MS);
+    function done() {
+      observer.disconnect();
+      clearTimeout(timer);
+      resolve();
+    }
+    observer.observe(form, { attributes: true, attributeFilter: ["data-busy"] });
+  });
+}
+
 /** Links that carry results to a sibling calculator (a[data-feed]; show() keeps their query current). */
 export function mountFeeds(form, address) {
-  // Coming back, the reader finds every value.
   for (const link of form.querySelectorAll("a[data-feed]")) {
-    link.addEventListener("click", () => {
+    let waited = false;
+    link.addEventListener("click", (event) => {
+      // An answer still to come changes where the link leads (an edit just made, the values restored on coming
+      // back to a page whose links were written for its defaults): a plain click goes once it has come.
+      const plain = event.button === 0 && !(event.ctrlKey || event.metaKey || event.shiftKey || event.altKey);
+      if ("busy" in form.dataset && plain && !waited) {
+        event.preventDefault();
+        event.stopPropagation(); // nor does the theme's instant navigation follow it now
+        settled(form).then(() => {
+          waited = true; // the click that follows goes, whatever is pending then
+          if (!link.hidden) link.click();
+          waited = false;
+        });
+        return;
+      }
+      // Coming back, the reader finds every value.
       address.flush();
       const target = new URL(link.href); // the sibling says where its values came from
       target.searchParams.set("da", form.dataset.calculator);
