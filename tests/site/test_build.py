@@ -55,8 +55,11 @@ def test_each_calculator_page_embeds_its_prerendered_form(site_dir: Path, calcul
     html = page_text(site_dir, CALCULATOR_PAGES[calculator_id])
     # The build names the worker by its content (sitebuild/content_names.py).
     (worker,) = (site_dir / "assets" / "javascripts").glob("engine-worker.*.mjs")
+    # The progress bar's maximum: what the worker counts of a start from the snapshot, as shipped.
+    shipped = [site_dir / engine_path() / "pyodide.asm.wasm", engine_build_dir(site_dir) / "snapshot.csn1.gz"]
     form = render(CALCULATORS[calculator_id], attributes={**form_attributes(),
-                                                          "worker": worker.relative_to(site_dir).as_posix()})
+                                                          "worker": worker.relative_to(site_dir).as_posix()},
+                  engine_bytes=sum(file.stat().st_size for file in shipped))
     assert all(part in html for part in form.split(FEEDS_MARK))  # the feed links go between, as Markdown
     assert html.count("data-calculator=") == 1
 

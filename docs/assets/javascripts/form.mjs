@@ -385,24 +385,12 @@ export function mountAddress(form, onValues = () => {}) {
   };
 }
 
-// Made at the first progress note shown, not when the module runs: the first Intl formatter of a page loads its
-// locale's data, 13-25 ms of the main thread (traced), and most starts never show a note.
-let megabytes = null;
-const MEGABYTES = () =>
-  (megabytes ??= new Intl.NumberFormat("it-IT", { minimumFractionDigits: 1, maximumFractionDigits: 1 }));
-
-/** The bytes a loading engine has downloaded so far, after the loading message ([data-engine-progress]). */
+/** The bytes a loading engine has downloaded so far, on the loading message's bar ([data-engine-progress]). */
 function showProgress(status, received) {
-  const loading = status.querySelector('[data-when="loading"]');
-  if (!loading) return;
-  let note = loading.querySelector("[data-engine-progress]");
-  if (!received) return note?.remove();
-  if (!note) {
-    note = document.createElement("span");
-    note.dataset.engineProgress = "";
-    loading.append(note);
-  }
-  setText(note, ` Scaricati finora ${MEGABYTES().format(received / 1e6)} MB.`);
+  const note = status.querySelector("[data-engine-progress]");
+  if (!note) return;
+  note.hidden = !received;
+  if (received) note.querySelector("progress").value = received;
 }
 
 /** The engine's state on the form (data-state, [data-engine-status]), its retry button, and the results. */
@@ -446,7 +434,7 @@ export function mountEngine(form, restored) {
     const showing = state === "ready" || (state === "loading" && !edited && !slow) ? "" : state;
     status.toggleAttribute("data-showing", Boolean(showing)); // a live region stays in place; only its text changes
     for (const message of status.querySelectorAll("[data-when]")) message.hidden = message.dataset.when !== showing;
-    // Written only where it shows: a hidden note would cost the start its number formatter and a text per download.
+    // Written only where it shows: a hidden bar would cost the start a write per download's progress.
     showProgress(status, showing === "loading" ? received : 0);
   }
 
