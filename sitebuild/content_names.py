@@ -2,7 +2,8 @@
 
 * The engine's own build (our wheel, its lock file, the snapshot) moves into a directory named by their
   content, ``assets/engine/<version>/<digest>/``, beside Pyodide's files (whose versioned directory already
-  names their content), and the worker gets that name (its line ``const BUILD_FILES = "./";``).
+  names their content), and the worker gets that name (its line ``const BUILD_FILES = "./";``) and the bytes a start
+  downloads (``const START_BYTES = 0;``, for the page's progress bar).
 * Our scripts (``assets/javascripts/``) and stylesheet (``assets/stylesheets/``) get a digest of their content
   in their names (``form.mjs`` → ``form.1a2b3c4d5e.mjs``), the modules they import renamed first and their
   names rewritten in the importer, so that a module's name changes whenever anything it loads does: the page
@@ -28,6 +29,7 @@ STYLES = "assets/stylesheets"
 NAMED_BY_CONTENT = re.compile(r"\.[0-9a-f]{8,}\.")  # the theme's bundle.a5f9d56c.min.js, and ours once renamed
 IMPORT = re.compile(r"""(["'])\./([A-Za-z0-9_-]+\.m?js)\1""")
 BUILD_FILES = 'const BUILD_FILES = "./";'
+START_BYTES = "const START_BYTES = 0;"
 DIGEST_LENGTH = 10
 
 
@@ -61,6 +63,12 @@ def name_engine_build(site: Path) -> str:
     return name
 
 
+def start_bytes(site: Path, build: str) -> int:
+    """What a start from the snapshot downloads, as the worker counts it: the runtime and the snapshot."""
+    engine = site / engine_path()
+    return (engine / "pyodide.asm.wasm").stat().st_size + (engine / build / SNAPSHOT_FILE).stat().st_size
+
+
 def _content_name(file: Path, data: bytes) -> str:
     return f"{file.stem}.{digest(data)}{file.suffix}"
 
@@ -74,7 +82,10 @@ def name_scripts(site: Path, build: str) -> dict[str, str]:
     workers = [name for name, text in texts.items() if BUILD_FILES in text]
     if len(workers) != 1 or texts[workers[0]].count(BUILD_FILES) != 1:
         raise ContentNameError(f"exactly one script should say {BUILD_FILES!r}: {workers}")
-    texts[workers[0]] = texts[workers[0]].replace(BUILD_FILES, f'const BUILD_FILES = "./{build}/";')
+    if texts[workers[0]].count(START_BYTES) != 1:
+        raise ContentNameError(f"the worker should say {START_BYTES!r} once")
+    texts[workers[0]] = (texts[workers[0]].replace(BUILD_FILES, f'const BUILD_FILES = "./{build}/";')
+                         .replace(START_BYTES, f"const START_BYTES = {start_bytes(site, build)};"))
     renamed: dict[str, str] = {}
     while len(renamed) < len(files):
         ready = [name for name in files if name not in renamed

@@ -37,10 +37,3 @@ def engine_path() -> str:
 def engine_dir(docs: Path = ROOT / "docs") -> Path:
     """Where the build puts the engine's files among the site's sources."""
     return docs / engine_path()
-
-
-def start_bytes(docs: Path = ROOT / "docs") -> int | None:
-    """What a start from the snapshot downloads, as the worker counts it: the runtime and the snapshot (the page's
-    progress bar; None before the engine is prepared)."""
-    files = [engine_dir(docs) / "pyodide.asm.wasm", engine_dir(docs) / SNAPSHOT_FILE]
-    return sum(file.stat().st_size for file in files) if all(file.is_file() for file in files) else None

@@ -45,7 +45,7 @@ from calculator.form.numbers import format_decimal
 from calculator.form.render import FEEDS_MARK, feed_links, render
 from calculator.form.tables import table_html
 
-from .engine import pyodide_version, start_bytes
+from .engine import pyodide_version
 
 DIRECTIVE = re.compile(r"^\[\[calcolatore ([a-z0-9-]+)\]\]\s*$")
 SIBLINGS = re.compile(r"^\[\[da-provare-dopo ([a-z0-9-]+)\]\]\s*$")
@@ -175,8 +175,7 @@ class CalculatorPreprocessor(Preprocessor):
 
     def calculator(self, calculator_id: str) -> list[str]:
         """The form (raw HTML), its feed links (Markdown, inside it) and the inline fallback script."""
-        form = render(_calculator(calculator_id), attributes=form_attributes(), engine_bytes=start_bytes())
-        form += "\n" + inline_scripts()
+        form = render(_calculator(calculator_id), attributes=form_attributes()) + "\n" + inline_scripts()
         before, _, after = form.partition(FEEDS_MARK)
         if not after:
             return ["", self.md.htmlStash.store(form), ""]

@@ -9,13 +9,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from decimal import Decimal
 from html import escape
 
 from .evaluate import Evaluation, evaluate
 from .glance import CHART, tones
 from .model import BLANK, FLAG_ON, FLAG_TRUE_TEXTS, Calculator, Feed, Field, Format, Kind, Preset, Result, flag_value
-from .numbers import format_decimal, scale_memory
 
 NOSCRIPT = (
     "JavaScript è disattivato: i risultati qui sotto valgono per i valori predefiniti."
@@ -35,9 +33,9 @@ ENGINE_MESSAGES = {
     ),
 }
 RETRY = "Riprova"
-# The loading message's progress bar: the bytes of a start from the snapshot (the runtime and the snapshot, as the
-# worker counts them), shown once a start is slow or waited for. The page script only sets the bar's value.
-PROGRESS_LABEL = "Scaricamento del motore ({} in tutto):"
+# The loading message's progress bar, shown once a start is slow or waited for: the page script only sets its maximum
+# and value, the bytes the worker counts (its maximum written into the worker by the build).
+PROGRESS_LABEL = "Scaricamento del motore:"
 # Longest query the page writes into its address: hosts answer longer ones with "414 URI Too Long".
 ADDRESS_LIMIT = 2000
 ADDRESS_NOTE = ("Questi valori sono troppo lunghi per stare nell'indirizzo della pagina (oltre 2.000 caratteri): il"
@@ -50,13 +48,12 @@ ACTIONS = {
 
 
 def render(calc: Calculator, texts: Mapping[str, str] | None = None,
-           attributes: Mapping[str, str] | None = None, engine_bytes: int | None = None) -> str:
+           attributes: Mapping[str, str] | None = None) -> str:
     """The calculator's form and results, filled in for ``texts`` (defaults if None).
 
     ``attributes`` are extra ``data-*`` attributes for the form (the build adds the engine's version,
     ``data-engine``, and the worker's path from the site's root, ``data-worker``: the page's scripts
-    read both there). ``engine_bytes``, the bytes a start downloads (the build knows them), gives the loading
-    message its progress bar.
+    read both there).
     """
     values = {**calc.defaults, **(texts or {})}
     evaluation = evaluate(calc, values)
@@ -70,7 +67,7 @@ def render(calc: Calculator, texts: Mapping[str, str] | None = None,
         '<div class="calc__inputs">',
         f'<h2 class="calc__title" id="{_a(calc.id)}--titolo-input">Dati di input</h2>',
         f"<noscript><p class=\"calc__engine\">{_t(NOSCRIPT)}</p></noscript>",
-        _engine_status(calc, engine_bytes),
+        _engine_status(calc),
         _arrived(calc),
     ]
     rows = _presets(calc, mode, values)
@@ -203,9 +200,9 @@ def _arrived(calc: Calculator) -> str:
             f' data-yes="{_a(yes)}" data-no="{_a(no)}" role="status" hidden></p>')
 
 
-def _engine_status(calc: Calculator, engine_bytes: int | None) -> str:
+def _engine_status(calc: Calculator) -> str:
     extra = {"failed": f' <button type="button" class="md-button calc__retry" data-retry>{RETRY}</button>',
-             "loading": _progress(calc, engine_bytes)}
+             "loading": _progress(calc)}
     messages = "".join(f'<p data-when="{state}" hidden>{_t(text)}{extra.get(state, "")}</p>'
                        for state, text in ENGINE_MESSAGES.items())
     # Never hidden itself: a live region shown at the moment its text changes may not be announced. Empty (every
@@ -213,16 +210,11 @@ def _engine_status(calc: Calculator, engine_bytes: int | None) -> str:
     return f'<div class="calc__engine" data-engine-status role="status">{messages}</div>'
 
 
-def _progress(calc: Calculator, engine_bytes: int | None) -> str:
+def _progress(calc: Calculator) -> str:
     """The loading message's progress bar (hidden until the page script gives it a value)."""
-    if not engine_bytes:
-        return ""
-    size, unit = scale_memory(Decimal(engine_bytes) / 10**6, "MB")
-    total = f"{format_decimal(size.quantize(Decimal('0.1')))} {unit}"
     bar = f"{_a(calc.id)}--download-motore"
-    return (f' <span class="calc__progress" data-engine-progress hidden><label for="{bar}">'
-            f"{_t(PROGRESS_LABEL.format(total))}</label>"
-            f' <progress id="{bar}" max="{engine_bytes}" value="0"></progress></span>')
+    return (f' <span class="calc__progress" data-engine-progress hidden><label for="{bar}">{_t(PROGRESS_LABEL)}</label>'
+            f' <progress id="{bar}"></progress></span>')
 
 
 def _modes(modes: tuple[str, ...], mode: str) -> str:

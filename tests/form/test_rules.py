@@ -109,28 +109,17 @@ def test_the_blank_result_text_is_rendered_for_the_page() -> None:
     assert BLANK not in script and "form.dataset.blank" in script
 
 
-@pytest.mark.parametrize(("engine_bytes", "total"), [
-    pytest.param(15_830_389, "15,8 MB", id="this-engine"),
-    pytest.param(950_000, "1 MB", id="under-a-megabyte"),
-    pytest.param(1_234_567_890, "1,2 GB", id="over-a-gigabyte"),
-])
-def test_the_loading_message_carries_its_progress_bar(engine_bytes: int, total: str) -> None:
-    """The build knows what a start downloads: the bar's label says it in Python's words, its maximum is the bytes;
-    the page script only sets the value (no number formatted, no Italian text in JavaScript)."""
-    html = render(TOY, engine_bytes=engine_bytes)
-    bar = re.search(r'<span class="calc__progress" data-engine-progress hidden><label for="([^"]+)">([^<]*)</label>'
-                    r' <progress id="([^"]+)" max="(\d+)" value="0"></progress></span></p>', html)
-    assert bar, html
-    assert bar[1] == bar[3] and bar[2] == f"Scaricamento del motore ({total} in tutto):"
-    assert int(bar[4]) == engine_bytes
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_the_loading_message_carries_its_progress_bar(calculator_id: str) -> None:
+    """The bar's label is Python's; the page script only sets its maximum and value, the bytes the worker counts
+    (no number formatted, no Italian text in JavaScript)."""
+    html = render(CALCULATORS[calculator_id])
+    bar = re.search(r'<span class="calc__progress" data-engine-progress hidden><label for="([^"]+)">'
+                    r"Scaricamento del motore:</label> <progress id=\"([^\"]+)\"></progress></span></p>", html)
+    assert bar and bar[1] == bar[2] == f"{calculator_id}--download-motore", html
     assert html.index('data-when="loading"') < bar.start() < html.index('data-when="failed"')
     script = (JS / "form.mjs").read_text()
     assert "Scaricat" not in script and "Intl." not in script and "toFixed" not in script
-
-
-@pytest.mark.parametrize("engine_bytes", [None, 0])
-def test_without_the_engines_size_the_loading_message_has_no_bar(engine_bytes: int | None) -> None:
-    assert "data-engine-progress" not in render(TOY, engine_bytes=engine_bytes)
 
 
 class _Elements(HTMLParser):

@@ -33,6 +33,7 @@ const engine = {
   /** @type {"" | "snapshot" | "normal"} */ boot: "",
   reason: "",
   received: 0, // bytes the start has downloaded
+  total: 0, // of the bytes it downloads in all (0: not known)
   slow: false, // the start has taken longer than SLOW_START_MS
   nextId: 1,
   /** @type {Map<number, {request: string, resolve: (response: string) => void}>} */ pending: new Map(),
@@ -46,7 +47,7 @@ const engine = {
 
 /** What a form shows of the engine: its state, how it started, why it failed, what it has downloaded. */
 export const engineStatus = () => ({
-  state: engine.state, boot: engine.boot, reason: engine.reason, received: engine.received, slow: engine.slow,
+  state: engine.state, boot: engine.boot, reason: engine.reason, received: engine.received, total: engine.total, slow: engine.slow,
 });
 
 /** Call ``listener`` on every change of state (and of progress while loading); returns what stops it. */
@@ -122,6 +123,7 @@ function receive(data) {
   if (data.type === protocol.PROGRESS) {
     if (engine.state !== "loading") return;
     engine.received = data.bytes;
+    engine.total = data.total;
     armBootTimer();
     notify();
   } else if (data.type === protocol.READY) {

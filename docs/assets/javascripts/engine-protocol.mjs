@@ -6,7 +6,8 @@
 //   {type: "compute", id: number, request: string} request = JSON for calculator.form.api.handle
 //   {type: "ping"}                                 an answer is late: is the worker alive?
 // worker → page
-//   {type: "progress", bytes: number}              bytes of the engine downloaded so far (while starting)
+//   {type: "progress", bytes: number, total: number} bytes of the engine downloaded so far (while starting), of
+//                                                  the total a start downloads (0: not known)
 //   {type: "ready", boot: "snapshot" | "normal"}
 //   {type: "result", id: number, response: string} response = JSON from calculator.form.api.handle
 //   {type: "pong"}                                 alive (answers "ping")
@@ -34,7 +35,7 @@ export const start = (version) => ({ type: START, version });
 export const compute = (id, request) => ({ type: COMPUTE, id, request });
 export const ping = () => ({ type: PING });
 /** @param {number} bytes */
-export const progress = (bytes) => ({ type: PROGRESS, bytes });
+export const progress = (bytes, total) => ({ type: PROGRESS, bytes, total });
 export const pong = () => ({ type: PONG });
 /** @param {"snapshot" | "normal"} boot */
 export const ready = (boot) => ({ type: READY, boot });

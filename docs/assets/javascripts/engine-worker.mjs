@@ -27,6 +27,10 @@ const engineDirectory = (version) => new URL(`../engine/${version}/`, import.met
 // so that this worker, itself named by its content, only ever loads the engine it was built with.
 const BUILD_FILES = "./";
 
+// The bytes of a start from the snapshot as counted here (the runtime and the snapshot), written in by the build
+// (sitebuild/content_names.py) for the page's progress bar; 0: not known (the page's bar then says no amount).
+const START_BYTES = 0;
+
 /** Where this build's own files are. */
 const buildDirectory = (engineDir) => new URL(BUILD_FILES, engineDir);
 
@@ -43,7 +47,7 @@ function progress(bytes) {
   const now = Date.now();
   if (now - reported < PROGRESS_EVERY_MS) return;
   reported = now;
-  if (protocol) self.postMessage(protocol.progress(received));
+  if (protocol) self.postMessage(protocol.progress(received, START_BYTES));
 }
 
 /** fetch, with its progress reported, abandoned (if ``stalls``) when nothing arrives for STALL_MS. With ``readHere``

@@ -385,12 +385,16 @@ export function mountAddress(form, onValues = () => {}) {
   };
 }
 
-/** The bytes a loading engine has downloaded so far, on the loading message's bar ([data-engine-progress]). */
-function showProgress(status, received) {
+/** The bytes a loading engine has downloaded so far, of its ``total`` (the bar stays indeterminate without it), on
+ * the loading message's bar ([data-engine-progress]). */
+function showProgress(status, received, total) {
   const note = status.querySelector("[data-engine-progress]");
   if (!note) return;
   note.hidden = !received;
-  if (received) note.querySelector("progress").value = received;
+  if (!received || !total) return;
+  const bar = note.querySelector("progress");
+  bar.max = total;
+  bar.value = received;
 }
 
 /** The engine's state on the form (data-state, [data-engine-status]), its retry button, and the results. */
@@ -424,7 +428,7 @@ export function mountEngine(form, restored) {
   }
 
   function render() {
-    const { state, boot, reason, received, slow } = engineStatus();
+    const { state, boot, reason, received, total, slow } = engineStatus();
     form.dataset.state = state === "ready" ? "ready" : state === "loading" ? "loading" : "error";
     if (state === "ready") form.dataset.engineBoot = boot;
     else delete form.dataset.busy;
@@ -435,7 +439,7 @@ export function mountEngine(form, restored) {
     status.toggleAttribute("data-showing", Boolean(showing)); // a live region stays in place; only its text changes
     for (const message of status.querySelectorAll("[data-when]")) message.hidden = message.dataset.when !== showing;
     // Written only where it shows: a hidden bar would cost the start a write per download's progress.
-    showProgress(status, showing === "loading" ? received : 0);
+    showProgress(status, showing === "loading" ? received : 0, total);
   }
 
   function onEngine() {
