@@ -14,8 +14,13 @@ With ``--sequence N --window W`` (and ``--only``) it measures on N tokens with t
 to W: in eager attention the window is a mask over the full score matrix, so the page's figure, which has no window,
 must still match. Such rows are kept beside the usual ones.
 
+With ``--attention flash_attention_2`` the model runs Transformers' FlashAttention 2 path (what it does around the
+kernel: DeepSeek's latent attention pads each value to the key's width and copies the output's slice for o_proj)
+with the kernel stood in for by a function that keeps what flash_attn's keeps (contiguous q, k, v, the output and the
+fp32 log-sum-exp per row; flash_attn needs CUDA). Such rows are kept beside the usual ones, with their ``attention``.
+
 Usage: python3 tools/measure_transformers.py [--json tests/data/transformers_activations.json] [--only ID …]
-       [--sequence N] [--window W]
+       [--sequence N] [--window W] [--attention eager|flash_attention_2]
 """
 
 from __future__ import annotations
@@ -49,9 +54,42 @@ DROPOUTS = ("dropout", "attention_dropout", "hidden_dropout", "dropout_rate", "r
             "attn_pdrop", "activation_dropout")
 
 
-def measure(entry: Architecture, sequence: int = DECODER, window: int = 0) -> int:
+class _FlashKernel(torch.autograd.Function):
+    """Stands in for flash_attn's kernel: causal attention on (batch, sequence, heads, width) inputs, keeping what
+    flash_attn's FlashAttnFunc keeps for backward (q, k, v, the output, the fp32 log-sum-exp of each row)."""
+
+    @staticmethod
+    def forward(ctx: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float) -> torch.Tensor:
+        with torch.no_grad():  # grouped keys and values serve their query heads without being kept repeated
+            groups = q.shape[2] // k.shape[2]
+            keys, values = (t.float().repeat_interleave(groups, dim=2) for t in (k, v))
+            scores = torch.einsum("bqhd,bkhd->bhqk", q.float(), keys) * scale
+            length = q.shape[1]
+            scores.masked_fill_(torch.ones(length, length, dtype=torch.bool).triu(1), float("-inf"))
+            lse = torch.logsumexp(scores, dim=-1)
+            out = torch.einsum("bhqk,bkhd->bqhd", torch.softmax(scores, dim=-1), values).to(q.dtype).contiguous()
+        ctx.save_for_backward(q, k, v, out, lse)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, ...]:  # values unused: memory is measured
+        q, k, v, _, _ = ctx.saved_tensors
+        return torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v), None
+
+
+def _flash_attention(module: Any, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, *args: Any,
+                     scaling: float | None = None, **kwargs: Any) -> tuple[torch.Tensor, None]:
+    """Transformers' flash_attention_2 interface: (batch, heads, sequence, width) in, (batch, sequence, heads,
+    width) out; flash_attn reads grouped keys and values as they are and makes its inputs contiguous."""
+    q, k, v = (tensor.transpose(1, 2).contiguous() for tensor in (query, key, value))
+    scale = scaling if scaling is not None else query.shape[-1] ** -0.5
+    return _FlashKernel.apply(q, k, v, scale), None
+
+
+def measure(entry: Architecture, sequence: int = DECODER, window: int = 0, attention: str = "eager") -> int:
     """Bytes autograd keeps for one training step's backward pass of the small model, on ``sequence`` tokens;
-    ``window``: the sliding window of the config's sliding-window layers (Gemma 2 and 3, gpt-oss), if set."""
+    ``window``: the sliding window of the config's sliding-window layers (Gemma 2 and 3, gpt-oss), if set;
+    ``attention``: eager, or Transformers' flash_attention_2 path around a stand-in kernel (``_flash_attention``)."""
     config, auto = config_of(entry)
     if window:
         if not getattr(config, "sliding_window", None):
@@ -66,6 +104,11 @@ def measure(entry: Architecture, sequence: int = DECODER, window: int = 0) -> in
             setattr(config, name, 0.0)
     torch.manual_seed(0)
     model = auto.from_config(config).to(torch.bfloat16).train()
+    if attention == "flash_attention_2":  # set after building: Transformers checks for flash_attn when it builds
+        from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+
+        ALL_ATTENTION_FUNCTIONS["flash_attention_2"] = _flash_attention
+        model.config._attn_implementation = "flash_attention_2"
     labels = torch.randint(0, entry.vocab, (BATCH, sequence))
     inputs: dict[str, Any] = {"labels": labels}
     if entry.family == "Whisper":  # two frames per position: the encoder's convolution halves them
@@ -96,6 +139,8 @@ def main() -> None:
     parser.add_argument("--sequence", type=int, default=DECODER, help="tokens per sample (of the decoder)")
     parser.add_argument("--window", type=int, default=0, help="the sliding window of the configs that have one"
                                                               " (Gemma 2 and 3, gpt-oss; default: the config's)")
+    parser.add_argument("--attention", choices=("eager", "flash_attention_2"), default="eager",
+                        help="attn_implementation (flash_attention_2: around a stand-in kernel, see above)")
     args = parser.parse_args()
     rows = []
     print("| model (shrunk) | measured MB | page MB | difference |")
@@ -103,10 +148,12 @@ def main() -> None:
     chosen = [entry for entry in MODELS if entry.id in args.only] if args.only else representatives()
     for entry in chosen:
         small = tiny(entry)
-        measured, estimated = measure(small, args.sequence, args.window), page_bytes(small, args.sequence)
-        # A longer sequence or a window of its own makes a row of its own (kept beside the model's usual one).
-        extra = {"sequence": args.sequence} if args.sequence != DECODER else {}
+        measured = measure(small, args.sequence, args.window, args.attention)
+        estimated = page_bytes(small, args.sequence, args.attention)
+        # A longer sequence, a window or an attention of its own makes a row of its own (beside the usual one).
+        extra: dict[str, Any] = {"sequence": args.sequence} if args.sequence != DECODER else {}
         extra.update({"window": args.window} if args.window else {})
+        extra.update({"attention": args.attention} if args.attention != "eager" else {})
         rows.append({"model": entry.id, **extra, "measured": measured, "estimated": estimated})
         print(f"| {entry.id} | {measured / 1e6:.3f} | {estimated / 1e6:.3f} |"
               f" {(estimated - measured) / measured * 100:+.1f} % |")
@@ -114,7 +161,7 @@ def main() -> None:
     if args.json:
         versions = {"transformers": transformers.__version__, "torch": torch.__version__}
         if args.json.exists():  # --only: the other rows; else the rows of another sequence or window
-            new, run = {_key(row) for row in rows}, (args.sequence, args.window)
+            new, run = {_key(row) for row in rows}, (args.sequence, args.window, args.attention)
             kept = [row for row in json.loads(args.json.read_text())["rows"]
                     if _key(row) not in new and (args.only or _key(row)[1:] != run)]
             order = {entry.id: n for n, entry in enumerate(MODELS)}
@@ -122,8 +169,8 @@ def main() -> None:
         args.json.write_text(json.dumps({**versions, "rows": rows}, indent=1) + "\n")
 
 
-def _key(row: dict[str, Any]) -> tuple[str, int, int]:
-    return row["model"], row.get("sequence", DECODER), row.get("window", 0)
+def _key(row: dict[str, Any]) -> tuple[str, int, int, str]:
+    return row["model"], row.get("sequence", DECODER), row.get("window", 0), row.get("attention", "eager")
 
 
 if __name__ == "__main__":

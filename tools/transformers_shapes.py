@@ -40,11 +40,12 @@ def tiny(entry: Architecture) -> Architecture:
                    embed_proj=128 if entry.embed_proj else 0)
 
 
-def page_bytes(entry: Architecture, sequence: int = DECODER) -> int:
-    """The activation page's bytes per micro-batch for the entry, eager attention, no dropout, ``sequence`` tokens."""
+def page_bytes(entry: Architecture, sequence: int = DECODER, attention: str = "eager") -> int:
+    """The activation page's bytes per micro-batch for the entry, no dropout, ``sequence`` tokens, ``attention``
+    (the page's choice: eager by default)."""
     calc = CALCULATORS["memoria-attivazioni"]
     values = {**calc.defaults, **field_texts(entry), "sequence_length": str(sequence), "micro_batch": str(BATCH),
-              "attention": "eager", "dropout": ""}
+              "attention": attention, "dropout": ""}
     if entry.decoder_layers:
         values["encoder_sequence"] = str(ENCODER)
     evaluation = evaluate(calc, values)

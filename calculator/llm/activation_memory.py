@@ -18,7 +18,10 @@ from .architectures import GATED, Architecture
 # How a family's norms keep their input, and its MLP activation (see ``norm_bytes`` and ``ACTIVATION_EXTRA``).
 LLAMA_NORM, GEMMA_NORM, T5_NORM, FUSED_NORM = "llama", "gemma", "t5", "fuso"
 FUSED_ACTIVATION, GELU_NEW, RELU, CLAMPED_SWIGLU = "fusa", "gelu_new", "relu", "swiglu_limitata"
-EAGER, FLASH = "eager", "flash"
+# Attention: eager (the s × s scores kept), a fused kernel (SDPA, FlashAttention: statistics per row), or Transformers'
+# own FlashAttention kernels (attn_implementation "flash_attention_2" or "_3"), which differ only for latent attention
+# (``Shape.padded_values``).
+EAGER, FLASH, FLASH_TRANSFORMERS = "eager", "flash", "flash_attention_2"
 # How Transformers runs a mixture's experts (see ``mlp_bytes``): each expert gathers its tokens and adds its weighted
 # output back with index_add_ (Mixtral, Qwen-MoE); or the token copies sorted by expert, the outputs put back in
 # place and weighted in fp32 (DeepSeek-V2); or, with the routing softmax over the k chosen logits only, a loop over
@@ -87,6 +90,9 @@ class Shape:
     kv_lora_rank: int = 0
     rope_dim: int = 0
     v_head_dim: int = 0
+    # Transformers' FlashAttention kernels take one head width: with latent attention it pads each value to the
+    # key's width (``attention_bytes``).
+    padded_values: bool = False
 
 
 def layer_terms(shape: Shape) -> dict[str, Decimal]:
@@ -131,6 +137,11 @@ def attention_bytes(shape: Shape, queries: int, keys: int) -> tuple[Decimal, Dec
     kv_width = shape.kv_heads * shape.head_dim if shape.flash else q_width
     v_width = shape.heads * shape.v_head_dim if shape.kv_lora_rank else kv_width
     o_width = v_width if shape.kv_lora_rank else q_width
+    if shape.flash and shape.padded_values and shape.kv_lora_rank and shape.v_head_dim < shape.head_dim:
+        # Transformers pads every value to the key's width for its FlashAttention kernels: the kernel keeps the padded
+        # values and its padded output, and o_proj's input is a copy of the output's first v_head_dim columns.
+        v_width = shape.heads * shape.head_dim
+        o_width = shape.heads * (shape.head_dim + shape.v_head_dim)
     # Q and the output (also out_proj's input) have one row per query, K and V one per key.
     attention = Decimal(p * b * (queries * (q_width + o_width) + keys * (kv_width + v_width)))
     if shape.flash:

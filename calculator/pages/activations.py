@@ -34,6 +34,7 @@ from ..llm.activation_memory import (
     EXPERT_SORTED,
     EXPERT_TOPK,
     FLASH,
+    FLASH_TRANSFORMERS,
     FULL,
     FUSED_ACTIVATION,
     FUSED_NORM,
@@ -56,7 +57,7 @@ from ..llm.architectures import GATED, PLAIN
 from ..llm.catalogue import ACTIVATIONS, model
 from ..llm.units import BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_MB, BYTES_PER_VALUE
 from .config_paste import config_paster
-from .model_fields import LATENT_FIELDS, check_head_dim, count_field, head_dim, shape_field
+from .model_fields import LATENT_FIELDS, PADDED_VALUES_HELP, check_head_dim, count_field, head_dim, shape_field
 from .presets import preset, presets_for
 
 # Components of the breakdown, in the order the bar shows them.
@@ -101,7 +102,8 @@ def shape_of(values: Values) -> Shape:
         sequence=integer(values, "sequence_length") // context_parallel(values), micro_batch=integer(values, "micro_batch"),
         precision=BYTES_PER_VALUE[str(values["precision"])], loss_precision=4 if values["loss_fp32"] is True else
         BYTES_PER_VALUE[str(values["precision"])],
-        flash=values["attention"] == FLASH, dropout=values["dropout"] is True, norm=str(values["norms"]),
+        flash=values["attention"] != EAGER, padded_values=values["attention"] == FLASH_TRANSFORMERS,
+        dropout=values["dropout"] is True, norm=str(values["norms"]),
         softmax_fp32=values["softmax_fp32"] is True,
         activation_extra=ACTIVATION_EXTRA[str(values["activation_impl"])],
         qk_norm=values["qk_norm"] is True, post_norms=values["post_norms"] is True, softcap=values["softcap"] is True,
@@ -209,9 +211,12 @@ def check(values: Values) -> dict[str, str]:
         errors["context_parallel"] = (f"Parallelismo di contesto: la sequenza di {format_integer(sequence)} token deve"
                                       f" dividersi per 2 · CP = {format_integer(2 * c)} (ogni GPU prende due blocchi,"
                                       " per bilanciare la maschera causale).")
-    elif c > 1 and values["attention"] != FLASH:
+    elif c > 1 and values["attention"] == EAGER:
         errors["context_parallel"] = ("Parallelismo di contesto: l'attenzione ad anello usa kernel come"
                                       " FlashAttention; scegli FlashAttention.")
+    if values["attention"] == FLASH_TRANSFORMERS and BYTES_PER_VALUE[str(values["precision"])] == 4:
+        errors["attention"] = ("flash_attention_2 e _3 di Transformers non accettano attivazioni a 32 bit (fp32,"
+                               " tf32): scegli SDPA, oppure una precisione a 16 bit.")
     errors.update(check_pipeline(values))
     errors.update(check_experts(values))
     errors.update(check_encoder(values))
@@ -409,8 +414,10 @@ CALCULATOR = Calculator(
         Field(id="attention", label="Implementazione dell'attenzione", default=FLASH, kind=Kind.CHOICE,
               group="Addestramento",
               options=(Option(FLASH, "FlashAttention / SDPA (statistiche O(s))"),
+                       Option(FLASH_TRANSFORMERS, "flash_attention_2 / _3 di Transformers"),
                        Option(EAGER, "Eager (conserva la matrice s × s)")),
-              help="L'attenzione eager conserva i punteggi s × s di ogni testa; FlashAttention li ricalcola."),
+              help="L'attenzione eager conserva i punteggi s × s di ogni testa; FlashAttention li ricalcola."
+                   f" {PADDED_VALUES_HELP}"),
         Field(id="softmax_fp32", label="Softmax eager in fp32 (come Transformers)", default="on", kind=Kind.FLAG,
               group="Addestramento",
               help="Con l'attenzione eager Llama, Mistral, Qwen, Gemma e T5 calcolano la softmax in fp32 e la"

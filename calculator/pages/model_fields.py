@@ -72,6 +72,11 @@ SHAPE: dict[str, ShapeField] = {
     "sliding_layers": ShapeField("Strati a finestra scorrevole", "Quanti strati usano la finestra (gpt-oss: uno su"
                                  " due; Gemma 3: cinque su sei); 0 se nessuno.", 100_000, zero=True),
 }
+# Both attention fields' help for Transformers' own FlashAttention kernels (activation_memory.attention_bytes).
+PADDED_VALUES_HELP = ("Con l'attenzione latente (DeepSeek-V2/V3) flash_attention_2 di Transformers (e _3 nelle versioni"
+                      " recenti) allarga ogni valore alla larghezza delle chiavi: si conservano i valori e l'uscita"
+                      " allargati e una copia dell'uscita per o_proj. Per gli altri modelli vale come FlashAttention /"
+                      " SDPA.")
 LATENT_FIELDS = ("q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim")
 
 

@@ -17,6 +17,7 @@ from ..llm.activation_memory import (
     EAGER,
     EXPERT_LOOP,
     FLASH,
+    FLASH_TRANSFORMERS,
     FULL,
     GEMMA_NORM,
     LLAMA_NORM,
@@ -30,7 +31,7 @@ from ..llm.lora_adapters import LoraSetup, trainable
 from ..llm.units import BYTES_PER_GB, BYTES_PER_GIB
 from .activations import checkpointing_field
 from .gpu_fields import gpu_size
-from .model_fields import check_head_dim, head_dim
+from .model_fields import PADDED_VALUES_HELP, check_head_dim, head_dim
 
 STEP = "passo"
 TARGETS = {
@@ -119,7 +120,7 @@ def shape_of(values: Values, arch: Architecture, precision: str, method: str = t
         experts_impl=str(values.get("experts_impl") or EXPERT_LOOP), sinks=arch.sinks,
         dense_layers=_count(values, "dense_layers"), dense_intermediate=_count(values, "dense_intermediate_size"),
         q_lora_rank=arch.q_lora_rank, kv_lora_rank=arch.kv_lora_rank, rope_dim=arch.rope_dim,
-        v_head_dim=arch.v_head_dim)
+        v_head_dim=arch.v_head_dim, padded_values=values.get("attention") == FLASH_TRANSFORMERS)
 
 
 def trainable_count(values: Values, arch: Architecture, parameters: int) -> int:
@@ -457,6 +458,9 @@ def check(values: Values) -> dict[str, str]:
     if method in (ts.QLORA, ts.LORA_8BIT) and precision == ts.FP32:
         errors["precision_mode"] = ("Precisione: bitsandbytes calcola una base quantizzata in 16 bit; scegli la"
                                     " precisione mista, autocast o bf16 puro.")
+    if values.get("attention") == FLASH_TRANSFORMERS and precision == ts.FP32:
+        errors["attention"] = ("flash_attention_2 e _3 di Transformers non accettano pesi e attivazioni in fp32:"
+                               " scegli SDPA, oppure una precisione a 16 bit o autocast.")
     if values.get("offload_param") is True and values.get("offload_optimizer") is not True:
         errors["offload_param"] = ("Pesi su CPU: DeepSpeed e FSDP spostano i pesi sulla CPU solo insieme agli stati"
                                    " dell'ottimizzatore; attiva anche «Ottimizzatore su CPU».")
@@ -606,8 +610,10 @@ def fields() -> tuple[Field, ...]:
         Field(id="micro_batch", label="Micro-batch", default="1", unit="campioni", group="Attivazioni", modes=on,
               maximum=Decimal(100_000), help="Campioni per GPU in un passaggio in avanti."),
         Field(id="attention", label="Attenzione", default=FLASH, kind=Kind.CHOICE, group="Attivazioni", modes=on,
-              options=(Option(FLASH, "FlashAttention / SDPA"), Option(EAGER, "Eager (matrice s × s)")),
-              help="attn_implementation di Transformers."),
+              options=(Option(FLASH, "FlashAttention / SDPA"),
+                       Option(FLASH_TRANSFORMERS, "flash_attention_2 / _3 di Transformers"),
+                       Option(EAGER, "Eager (matrice s × s)")),
+              help=f"attn_implementation di Transformers. {PADDED_VALUES_HELP}"),
         checkpointing_field("Attivazioni", on),
         Field(id="loss", label="Loss", default=ts.STANDARD_LOSS, kind=Kind.CHOICE, group="Attivazioni", modes=on,
               options=(Option(ts.STANDARD_LOSS, "Cross-entropy sui logit interi (Transformers)"),

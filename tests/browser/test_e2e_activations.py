@@ -115,3 +115,25 @@ def test_experts_and_an_encoder_from_the_presets(page: Page, server: Server) -> 
     form.locator('[name="experts_per_token"]').fill("9")
     expect(form.locator('[data-error-for="experts_per_token"]')).to_contain_text("più degli esperti per strato (8)")
     expect(form.locator('[name="experts_per_token"]')).to_have_value("9")
+
+
+def test_transformers_flash_attention_pads_latent_values(page: Page, server: Server) -> None:
+    """DeepSeek-V2-Lite from the address, then Transformers' flash_attention_2: the page shows Python's answer for it,
+    more than with FlashAttention / SDPA (the padded values); SDPA again brings the first answer back."""
+    from calculator.llm.catalogue import model
+    from calculator.pages.presets import field_texts
+
+    ids = {spec.id for spec in CALCULATORS[ACT].fields}
+    texts = {name: text for name, text in field_texts(model("deepseek-v2-lite")).items() if name in ids}
+    page.goto(f"{server.url}{ACT}/?{urlencode(texts)}")
+    form = calculator(page, ACT)
+    expect(form).to_have_attribute("data-state", "ready", timeout=60_000)
+    sdpa, padded = answer(ACT, texts), answer(ACT, {**texts, "attention": "flash_attention_2"})
+    assert sdpa["per_micro_batch_gb"] != padded["per_micro_batch_gb"]
+    expect(output(form, "per_micro_batch_gb")).to_have_text(sdpa["per_micro_batch_gb"])
+    form.locator('[name="attention"]').select_option(label="flash_attention_2 / _3 di Transformers")
+    expect(output(form, "per_micro_batch_gb")).to_have_text(padded["per_micro_batch_gb"])
+    assert output_number(ACT, "per_micro_batch_gb", {**texts, "attention": "flash_attention_2"}) > output_number(
+        ACT, "per_micro_batch_gb", texts)
+    form.locator('[name="attention"]').select_option("flash")
+    expect(output(form, "per_micro_batch_gb")).to_have_text(sdpa["per_micro_batch_gb"])

@@ -40,6 +40,24 @@ def test_latent_attention_written_out() -> None:
     assert with_query_rank["norms"] - terms["norms"] == s * 6 * 1536
 
 
+def test_transformers_flash_kernels_pad_latent_values() -> None:
+    """With FlashAttention the kernel keeps every head's query and key (a · 192), value and output (a · 128).
+    Transformers' own kernels (flash_attention_2 / _3) take one head width: each value is padded to 192, the kernel
+    keeps it and its output that wide, and o_proj's input is a copy of the output's 128 first columns. SDPA, eager
+    attention and models whose values are as wide as their keys are unchanged."""
+    s, h, a, r = 4096, 2048, 16, 512
+    flash = replace(LITE, flash=True)
+    assert layer_terms(flash)["attention"] == s * 2 * (h + r + a * 192 * 2 + a * 128 * 2)
+    padded = layer_terms(replace(flash, padded_values=True))
+    assert padded["attention"] == s * 2 * (h + r + a * 192 * 2 + a * 192 * 2 + a * 128)
+    assert padded["scores"] == layer_terms(flash)["scores"] == s * 4 * a  # the row statistics only
+    assert layer_terms(replace(LITE, padded_values=True)) == layer_terms(LITE)  # eager: no kernel to pad for
+    equal = replace(flash, v_head_dim=192)
+    assert layer_terms(replace(equal, padded_values=True)) == layer_terms(equal)
+    plain = replace(flash, kv_lora_rank=0, rope_dim=0, v_head_dim=0, head_dim=128)
+    assert layer_terms(replace(plain, padded_values=True)) == layer_terms(plain)
+
+
 def test_dense_first_layers_have_their_own_mlp() -> None:
     (dense_count, dense), (moe_count, moe) = stack_terms(LITE)
     assert (dense_count, moe_count) == (1, 26)

@@ -174,6 +174,7 @@ def test_tensor_parallelism_never_adds_memory_per_gpu(shape: Shape, t: int, sequ
          "serve la loro dimensione"),
         ({"v_head_dim": "128"}, "kv_lora_rank", "valgono solo con kv_lora_rank"),
         ({"kv_lora_rank": "512", "qk_rope_head_dim": "64"}, "v_head_dim", "servono v_head_dim"),
+        ({"attention": "flash_attention_2", "precision": "fp32"}, "attention", "non accettano attivazioni a 32 bit"),
     ],
 )
 def test_impossible_combinations_get_italian_messages(changes: dict[str, str], field: str, words: str) -> None:

@@ -44,3 +44,29 @@ def test_latent_attention_changes_the_step_convention_activations() -> None:
     from calculator.llm.activation_memory import estimate
 
     assert estimate(latent) != estimate(flat)
+
+
+@pytest.mark.parametrize(("model_id", "padded"), [("deepseek-v2-lite", True), ("deepseek-v3", True),
+                                                  ("llama-3.1-8b", False), ("mixtral-8x7b", False)])
+def test_transformers_flash_kernels_cost_more_only_with_latent_attention(model_id: str, padded: bool) -> None:
+    """Both pages read flash_attention_2 / _3 as FlashAttention whose latent values are padded to the keys' width
+    (activation_memory.attention_bytes): more activation memory for DeepSeek-V2/V3, the same for the others."""
+    from calculator.llm.activation_memory import estimate
+
+    for calc, shape_of in ((VRAM, lambda v: vram_step.shape_of(v, vram_step.architecture_of(v), "bf16")),
+                           (ACT, activations.shape_of)):
+        extra = {"convention": vram_step.STEP} if calc is VRAM else {}
+        sdpa = shape_of(values(calc, model_id, attention="flash", **extra))
+        theirs = shape_of(values(calc, model_id, attention="flash_attention_2", **extra))
+        assert sdpa.flash and theirs.flash and theirs.padded_values and not sdpa.padded_values
+        assert (sum(estimate(theirs).values()) > sum(estimate(sdpa).values())) is padded, calc.id
+
+
+def test_transformers_flash_kernels_refuse_fp32_on_the_step_convention() -> None:
+    from calculator import respond
+
+    texts = {**VRAM.defaults, **field_texts(model("deepseek-v2-lite")), "convention": vram_step.STEP,
+             "attention": "flash_attention_2", "precision_mode": "fp32"}
+    answer = respond({"calculator": VRAM.id, "values": texts})
+    assert answer["status"] == "invalid"
+    assert "scegli SDPA" in answer["errors"]["attention"]  # type: ignore[index]
