@@ -7,6 +7,7 @@
 //
 // loadPackage() leaves JavaScript references that a snapshot cannot hold, so
 // the wheel (registered in the lock file) is unpacked with zipfile instead.
+import nodeCrypto from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -40,12 +41,42 @@ function scrubFreeMemory(pyodide) {
   taken.forEach((block) => runtime._free(block));
 }
 
+/**
+ * Make the same sources give the same snapshot, byte for byte, so that a rebuild keeps the engine's content name
+ * (sitebuild/content_names.py) and returning readers their cached engine. Besides Python's hash seed (fixed by
+ * loadPyodide's env below), what Emscripten hands Python in this process is made deterministic: entropy (os.urandom,
+ * the seeds of libc's and the random module's generators), the wall clock (file times, moving one second per read so
+ * that the import system still sees the wheel's files appear) and the monotonic clock. These stand-ins live in this
+ * Node process only: a restored engine reads the browser's clocks and entropy. What the snapshot holds (the random
+ * module's state, the hash secret) was already the same for every visitor of a build.
+ */
+function deterministicRuntime() {
+  let state = 0x9e3779b9;
+  nodeCrypto.randomFillSync = (view) => {
+    const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+    for (let i = 0; i < bytes.length; i++) {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      bytes[i] = state & 0xff;
+    }
+    return view;
+  };
+  let seconds = 315532800; // 1980-01-01, the wheel's SOURCE_DATE_EPOCH (sitebuild/prepare_engine.py)
+  Date.now = () => 1000 * seconds++;
+  let milliseconds = 0;
+  performance.now = () => ++milliseconds;
+}
+
 const [engineArg, lockName, snapshotName] = process.argv.slice(2);
+deterministicRuntime();
 const engineDir = path.resolve(engineArg) + path.sep;
 const lock = JSON.parse(readFileSync(engineDir + lockName, "utf8"));
 const entry = lock.packages.calculator;
 const { loadPyodide } = await import(engineDir + "pyodide.mjs");
-const pyodide = await loadPyodide({ indexURL: engineDir, lockFileURL: engineDir + lockName, _makeSnapshot: true });
+const pyodide = await loadPyodide({
+  indexURL: engineDir, lockFileURL: engineDir + lockName, _makeSnapshot: true, env: { PYTHONHASHSEED: "0" },
+});
 pyodide.FS.writeFile("/tmp/calculator.whl", readFileSync(engineDir + entry.file_name));
 pyodide.globals.set("wheel_sha256", entry.sha256);
 // calculator.form.warmup answers every kind of request, so that all the answers need is imported now.

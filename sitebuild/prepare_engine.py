@@ -16,7 +16,8 @@ Output, under ``docs/assets/engine/<pyodide version>/``:
 * ``snapshot.csn1.gz``: a Pyodide memory snapshot with the package imported,
   without its zero pages (format: ``docs/assets/javascripts/snapshot-file.mjs``),
   made in Node by ``sitebuild/make_snapshot.mjs`` (the worker restores it in a
-  fraction of a second, and boots normally if it cannot).
+  fraction of a second, and boots normally if it cannot); reproducibly too, so
+  that a rebuild from the same sources keeps the engine's content name.
 """
 
 from __future__ import annotations
