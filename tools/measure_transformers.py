@@ -47,6 +47,7 @@ except ImportError:
         bootstrap(__file__, PINNED)
     raise
 
+from calculator.llm.activation_memory import EAGER, FLASH_TRANSFORMERS  # noqa: E402
 from calculator.llm.catalogue import MODELS, Architecture  # noqa: E402
 from tools.transformers_shapes import BATCH, DECODER, ENCODER, page_bytes, tiny  # noqa: E402
 
@@ -86,7 +87,7 @@ def _flash_attention(module: Any, query: torch.Tensor, key: torch.Tensor, value:
     return _FlashKernel.apply(q, k, v, scale), None
 
 
-def measure(entry: Architecture, sequence: int = DECODER, window: int = 0, attention: str = "eager") -> int:
+def measure(entry: Architecture, sequence: int = DECODER, window: int = 0, attention: str = EAGER) -> int:
     """Bytes autograd keeps for one training step's backward pass of the small model, on ``sequence`` tokens;
     ``window``: the sliding window of the config's sliding-window layers (Gemma 2 and 3, gpt-oss), if set;
     ``attention``: eager, or Transformers' flash_attention_2 path around a stand-in kernel (``_flash_attention``)."""
@@ -97,18 +98,18 @@ def measure(entry: Architecture, sequence: int = DECODER, window: int = 0, atten
         config.sliding_window = window
     if getattr(config, "n_group", None):  # DeepSeek-V3's expert groups: one, among the shrunk model's few experts
         config.n_group = config.topk_group = 1
-    config._attn_implementation = "eager"
+    config._attn_implementation = EAGER
     config.pad_token_id = config.decoder_start_token_id = 0
     for name in DROPOUTS:
         if hasattr(config, name):
             setattr(config, name, 0.0)
     torch.manual_seed(0)
     model = auto.from_config(config).to(torch.bfloat16).train()
-    if attention == "flash_attention_2":  # set after building: Transformers checks for flash_attn when it builds
+    if attention == FLASH_TRANSFORMERS:  # set after building: Transformers checks for flash_attn when it builds
         from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
-        ALL_ATTENTION_FUNCTIONS["flash_attention_2"] = _flash_attention
-        model.config._attn_implementation = "flash_attention_2"
+        ALL_ATTENTION_FUNCTIONS[FLASH_TRANSFORMERS] = _flash_attention
+        model.config._attn_implementation = FLASH_TRANSFORMERS
     labels = torch.randint(0, entry.vocab, (BATCH, sequence))
     inputs: dict[str, Any] = {"labels": labels}
     if entry.family == "Whisper":  # two frames per position: the encoder's convolution halves them
@@ -139,7 +140,7 @@ def main() -> None:
     parser.add_argument("--sequence", type=int, default=DECODER, help="tokens per sample (of the decoder)")
     parser.add_argument("--window", type=int, default=0, help="the sliding window of the configs that have one"
                                                               " (Gemma 2 and 3, gpt-oss; default: the config's)")
-    parser.add_argument("--attention", choices=("eager", "flash_attention_2"), default="eager",
+    parser.add_argument("--attention", choices=(EAGER, FLASH_TRANSFORMERS), default=EAGER,
                         help="attn_implementation (flash_attention_2: around a stand-in kernel, see above)")
     args = parser.parse_args()
     rows = []
@@ -153,7 +154,7 @@ def main() -> None:
         # A longer sequence, a window or an attention of its own makes a row of its own (beside the usual one).
         extra: dict[str, Any] = {"sequence": args.sequence} if args.sequence != DECODER else {}
         extra.update({"window": args.window} if args.window else {})
-        extra.update({"attention": args.attention} if args.attention != "eager" else {})
+        extra.update({"attention": args.attention} if args.attention != EAGER else {})
         rows.append({"model": entry.id, **extra, "measured": measured, "estimated": estimated})
         print(f"| {entry.id} | {measured / 1e6:.3f} | {estimated / 1e6:.3f} |"
               f" {(estimated - measured) / measured * 100:+.1f} % |")
@@ -170,7 +171,7 @@ def main() -> None:
 
 
 def _key(row: dict[str, Any]) -> tuple[str, int, int, str]:
-    return row["model"], row.get("sequence", DECODER), row.get("window", 0), row.get("attention", "eager")
+    return row["model"], row.get("sequence", DECODER), row.get("window", 0), row.get("attention", EAGER)
 
 
 if __name__ == "__main__":

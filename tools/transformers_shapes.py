@@ -11,6 +11,7 @@ from decimal import Decimal
 
 from calculator import CALCULATORS
 from calculator.form.evaluate import evaluate
+from calculator.llm.activation_memory import EAGER
 from calculator.llm.catalogue import Architecture
 from calculator.pages.presets import field_texts
 
@@ -40,7 +41,7 @@ def tiny(entry: Architecture) -> Architecture:
                    embed_proj=128 if entry.embed_proj else 0)
 
 
-def page_bytes(entry: Architecture, sequence: int = DECODER, attention: str = "eager") -> int:
+def page_bytes(entry: Architecture, sequence: int = DECODER, attention: str = EAGER) -> int:
     """The activation page's bytes per micro-batch for the entry, no dropout, ``sequence`` tokens, ``attention``
     (the page's choice: eager by default)."""
     calc = CALCULATORS["memoria-attivazioni"]

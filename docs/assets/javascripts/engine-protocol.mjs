@@ -34,7 +34,7 @@ export const start = (version) => ({ type: START, version });
 /** @param {number} id @param {string} request */
 export const compute = (id, request) => ({ type: COMPUTE, id, request });
 export const ping = () => ({ type: PING });
-/** @param {number} bytes */
+/** @param {number} bytes @param {number} total */
 export const progress = (bytes, total) => ({ type: PROGRESS, bytes, total });
 export const pong = () => ({ type: PONG });
 /** @param {"snapshot" | "normal"} boot */
