@@ -168,8 +168,11 @@ def navigation(browser: Any, server: Server, count: int) -> dict[str, Any]:
     ids = list(CALCULATORS)
     context = browser.new_context(bypass_csp=True)
     page = context.new_page()
-    page.goto(f"{server.url}{ids[-1]}/")
-    page.wait_for_selector('form[data-calculator][data-state="ready"]', timeout=120_000)
+    # The theme's instant navigation takes a link only once it has read the sitemap (its bundle waits for the
+    # engine's answer, at most 3 s): a click before that loads the next page whole, and the loop with it.
+    with page.expect_response(lambda response: response.url.endswith("sitemap.xml"), timeout=120_000):
+        page.goto(f"{server.url}{ids[-1]}/")
+        page.wait_for_selector('form[data-calculator][data-state="ready"]', timeout=120_000)
     found = page.evaluate(NAVIGATION_LOOP, [ids, count])
     workers = sum("engine-worker" in worker.url for worker in page.workers)
     context.close()
