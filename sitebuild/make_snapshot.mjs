@@ -68,6 +68,14 @@ function deterministicRuntime() {
   performance.now = () => ++milliseconds;
 }
 
+/**
+ * Python runs optimised (PYTHONOPTIMIZE=2, as `python -OO`) while the snapshot is made: the docstrings of every module
+ * imported and every assert leave the snapshot's memory (0.86 MB fewer non-zero pages, 0.43 MB less to download:
+ * 5.8 MB instead of 6.2, measured on 2026-12-07), and the restored engine keeps the flag. The calculator package
+ * neither asserts nor reads a docstring (tests/site/test_snapshot_size.py checks its source), so its answers are the same.
+ */
+const PYTHON_ENV = { PYTHONHASHSEED: "0", PYTHONOPTIMIZE: "2" };
+
 const [engineArg, lockName, snapshotName] = process.argv.slice(2);
 deterministicRuntime();
 const engineDir = path.resolve(engineArg) + path.sep;
@@ -75,7 +83,7 @@ const lock = JSON.parse(readFileSync(engineDir + lockName, "utf8"));
 const entry = lock.packages.calculator;
 const { loadPyodide } = await import(engineDir + "pyodide.mjs");
 const pyodide = await loadPyodide({
-  indexURL: engineDir, lockFileURL: engineDir + lockName, _makeSnapshot: true, env: { PYTHONHASHSEED: "0" },
+  indexURL: engineDir, lockFileURL: engineDir + lockName, _makeSnapshot: true, env: PYTHON_ENV,
 });
 pyodide.FS.writeFile("/tmp/calculator.whl", readFileSync(engineDir + entry.file_name));
 pyodide.globals.set("wheel_sha256", entry.sha256);

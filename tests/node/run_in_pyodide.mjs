@@ -38,7 +38,8 @@ const responses = requests.map((request) => JSON.parse(api.handle(JSON.stringify
 const version = pyodide.runPython("import sys; sys.version.split()[0]");
 const wheel = pyodide.runPython("import calculator; getattr(calculator, '_wheel_sha256', '')");
 const lateImport = () => pyodide.runPython("import colorsys; colorsys.rgb_to_hls(1, 0, 0)[0]");
-const result = { python: version, wheel, responses };
+const optimize = pyodide.runPython("import sys; sys.flags.optimize");
+const result = { python: version, wheel, optimize, responses };
 if (mode === "--snapshot") {
   try {
     lateImport();

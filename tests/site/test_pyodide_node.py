@@ -53,6 +53,13 @@ def test_same_answer_as_native(pyodide_answers: dict[str, Any], index: int) -> N
     assert pyodide_answers["responses"][index] == respond(REQUESTS[index])
 
 
+def test_the_snapshot_runs_optimised(pyodide_answers: dict[str, Any]) -> None:
+    """The snapshot is made with PYTHONOPTIMIZE=2 (sitebuild/make_snapshot.mjs) and keeps it; a normal boot does not.
+    The answers above are the native ones all the same (the package neither asserts nor reads a docstring)."""
+    restored = "importWithoutLibrary" in pyodide_answers
+    assert pyodide_answers["optimize"] == (2 if restored else 0)
+
+
 def test_golden_results_in_pyodide(pyodide_answers: dict[str, Any]) -> None:
     for (_, expected), answer in zip(RESULTS, pyodide_answers["responses"], strict=False):
         assert {key: answer["results"][key] for key in expected} == expected
