@@ -20,25 +20,37 @@ function offerReload(worker) {
   button.type = "button";
   button.className = "md-button md-button--primary";
   button.textContent = "Ricarica";
-  button.addEventListener("click", () => takeOver(offered));
+  button.addEventListener("click", () => {
+    button.disabled = true; // one reload is on its way
+    takeOver(offered);
+  });
   notice.append(text, " ", button);
   document.body.append(notice);
 }
 
+// The browser lets a waiting worker take over only once the older one has no work in flight, which a request that
+// hangs can hold off for minutes (seen once in CI: 120 s). Past this the page reloads all the same: the reader's click
+// does something, and the new worker takes over as soon as the old one is free (the notice comes back until it has).
+export const TAKEOVER_MS = 10000;
+
 /** Ask ``worker`` to take over and reload once it has: on the controller's change, or on the worker's own
-"activated" if that came first (the browser lets it take over only when the older one has finished its work). */
-function takeOver(worker) {
+"activated" if that came first, or after TAKEOVER_MS whatever happened. ``container`` is navigator.serviceWorker,
+``reload`` the page's reload (both given by tests). */
+export function takeOver(worker, { container = navigator.serviceWorker, reload = () => location.reload(),
+  waitMs = TAKEOVER_MS } = {}) {
   let reloading = false;
-  const reload = () => {
+  const once = () => {
     if (reloading) return;
     reloading = true;
-    location.reload();
+    clearTimeout(timer);
+    reload();
   };
-  navigator.serviceWorker.addEventListener("controllerchange", reload, { once: true });
+  const timer = setTimeout(once, waitMs);
+  container.addEventListener("controllerchange", once, { once: true });
   worker.addEventListener("statechange", () => {
-    if (worker.state === "activated") reload();
+    if (worker.state === "activated") once();
   });
-  if (worker.state === "activated" || navigator.serviceWorker.controller === worker) reload();
+  if (worker.state === "activated" || container.controller === worker) once();
   else worker.postMessage({ type: "skip-waiting" });
 }
 
@@ -77,8 +89,9 @@ function quiet() {
   });
 }
 
-const secure = location.protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(location.hostname);
-if ("serviceWorker" in navigator && secure) {
+const secure = globalThis.location?.protocol === "https:"
+  || ["localhost", "127.0.0.1", "[::1]"].includes(globalThis.location?.hostname);
+if (globalThis.navigator && "serviceWorker" in navigator && secure) {
   // Precaching downloads the whole site: let the page and its engine have the network first, and the reader's first
   // edits the cores (engine-start.js's calcEngineCalm, where it ran; on the home page, as soon as its engine answered).
   quiet().then(() => window.calcEngineCalm).then(register).catch(() => {}); // without it the site still works online
