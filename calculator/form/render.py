@@ -40,6 +40,16 @@ PROGRESS_LABEL = "Scaricamento del motore:"
 ADDRESS_LIMIT = 2000
 ADDRESS_NOTE = ("Questi valori sono troppo lunghi per stare nell'indirizzo della pagina (oltre 2.000 caratteri): il"
                 " link non li contiene. Restano nei campi.")
+# What the page says about the values kept on this device: kept from the last visit, not kept (storage full or
+# blocked), or changed in another tab (then with USE_THEIRS, which takes those).
+STORAGE_NOTES = {
+    "refused": ("Questo browser non conserva i valori (memoria del sito piena o bloccata): alla prossima visita"
+                " torneranno quelli di prima. Restano nell'indirizzo della pagina, che «Copia link» copia."),
+    "restored": "Sono i valori che avevi lasciato qui l'ultima volta; «Ripristina i valori predefiniti» li dimentica.",
+    "elsewhere": ("In un'altra scheda i valori di questo calcolatore sono cambiati: il browser conserva l'ultima"
+                  " modifica, fatta lì."),
+}
+USE_THEIRS = "Usa quei valori"
 ACTIONS = {
     "copy_link": ("Copia link", "Link copiato negli appunti", "Copia non riuscita: copia l'indirizzo dalla barra"),
     "copy_code": ("Copia", "Copiato", "Copia non riuscita"),
@@ -233,7 +243,15 @@ def _actions() -> str:
         f'<button type="reset" class="md-button calc__action">{_t(str(ACTIONS["reset"]))}</button>'
         "</div>"
         f'<p class="calc__note" data-address-note hidden>{_t(ADDRESS_NOTE)}</p>'
+        + _storage_note()
     )
+
+
+def _storage_note() -> str:
+    """An empty live region, there from the start so that what it later says is announced; the page script writes in
+    the note its data-* attributes hold (STORAGE_NOTES, USE_THEIRS)."""
+    notes = "".join(f' data-{kind}="{_a(text)}"' for kind, text in STORAGE_NOTES.items())
+    return f'<p class="calc__note" data-storage-note=""{notes} data-use-theirs="{_a(USE_THEIRS)}" role="status"></p>'
 
 
 def _field(calc: Calculator, spec: Field, values: Mapping[str, str], evaluation: Evaluation, mode: str) -> str:

@@ -179,3 +179,18 @@ def test_the_default_gpu_is_the_button_pressed_not_its_twin_of_the_same_memory(c
             continue
         on = [label.strip() for label in re.findall(r'aria-pressed="true"[^>]*>([^<]+)', row)]
         assert on == [GPU_DEFAULT.label], (calculator_id, on)
+
+
+@pytest.mark.parametrize("calculator_id", sorted(CALCULATORS))
+def test_the_form_carries_its_notes_on_kept_values(calculator_id: str) -> None:
+    """The notes on the values kept on this device come with the form (an empty live region after the address note,
+    each note in an attribute): the page script writes one in, and holds no sentence of its own."""
+    from html import unescape
+
+    from calculator.form.render import STORAGE_NOTES, USE_THEIRS
+
+    html = render(CALCULATORS[calculator_id])
+    (note,) = re.findall(r'<p class="calc__note" data-storage-note=""([^>]*)role="status"></p>', html)
+    attributes = {name: unescape(value) for name, value in re.findall(r' data-([a-z-]+)="([^"]*)"', note)}
+    assert attributes == {**STORAGE_NOTES, "use-theirs": USE_THEIRS}
+    assert html.index("data-address-note") < html.index("data-storage-note")

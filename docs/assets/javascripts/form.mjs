@@ -249,30 +249,6 @@ function store(form, query) {
   }
 }
 
-// What the page says about the values kept on this device ([data-storage-note], after the address note).
-const STORAGE_NOTES = {
-  refused: "Questo browser non conserva i valori (memoria del sito piena o bloccata): alla prossima visita"
-    + " torneranno quelli di prima. Restano nell'indirizzo della pagina, che «Copia link» copia.",
-  restored: "Sono i valori che avevi lasciato qui l'ultima volta; «Ripristina i valori predefiniti» li dimentica.",
-  elsewhere: "In un'altra scheda i valori di questo calcolatore sono cambiati: il browser conserva l'ultima modifica,"
-    + " fatta lì.",
-};
-const USE_THEIRS = "Usa quei valori";
-
-function storageNote(form) {
-  let note = form.querySelector("[data-storage-note]");
-  if (!note) {
-    note = document.createElement("p");
-    note.className = "calc__note";
-    note.dataset.storageNote = "";
-    note.setAttribute("role", "status");
-    const after = form.querySelector("[data-address-note]");
-    if (after) after.after(note);
-    else form.append(note);
-  }
-  return note;
-}
-
 function stored(form) {
   try {
     return localStorage.getItem(storeKey(form)) || "";
@@ -312,18 +288,19 @@ export function mountAddress(form, onValues = () => {}) {
   const page = location.pathname;
   let timer = 0;
   const note = form.querySelector("[data-address-note]");
-  // A live region present from the start (empty), so that what it says is announced.
-  const storage = storageNote(form);
-  /** Say ``kind`` (STORAGE_NOTES), or nothing (""); "elsewhere" offers the other tab's values. */
+  // What the page says about the values kept on this device: an empty live region rendered with the form, its notes
+  // in its data-* attributes (calculator/form/render.py, STORAGE_NOTES).
+  const storage = form.querySelector("[data-storage-note]");
+  /** Say ``kind`` (refused, restored, elsewhere), or nothing (""); "elsewhere" offers the other tab's values. */
   const say = (kind) => {
-    if (storage.dataset.storageNote === kind) return;
+    if (!storage || storage.dataset.storageNote === kind) return;
     storage.dataset.storageNote = kind;
-    storage.textContent = kind ? STORAGE_NOTES[kind] : "";
+    storage.textContent = kind ? storage.dataset[kind] : "";
     if (kind !== "elsewhere") return;
     const use = document.createElement("button");
     use.type = "button";
     use.className = "md-button calc__action";
-    use.textContent = USE_THEIRS;
+    use.textContent = storage.dataset.useTheirs;
     use.addEventListener("click", () => {
       readQuery(form, stored(form));
       say("");
