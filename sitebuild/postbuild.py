@@ -1,6 +1,7 @@
 """What follows the Markdown build, whichever tool built it (MkDocs' plugin, Zensical's script).
 
-Theme fixes, the dark palette restated for a page the theme's script has not styled yet, the files that change
+Theme fixes, the update notice's template, the dark palette restated for a page the theme's script has not styled
+yet, the files that change
 between deploys named by their content, the engine's early start at the top of the pages' ``<head>``, the
 Content-Security-Policy, the service worker, the host header files and the precompressed copies, in that order
 (each step sees the previous one's output).
@@ -19,6 +20,7 @@ from .leftovers import check_leftovers
 from .precompress import precompress
 from .service_worker import write_service_worker
 from .theme_fixes import apply_theme_fixes
+from .update_notice import add_update_notice
 
 
 def finish_site(site: Path, *, serving: bool = False) -> None:
@@ -31,6 +33,7 @@ def finish_site(site: Path, *, serving: bool = False) -> None:
     check_leftovers(site)
     check_no_inline_styles(site)
     apply_theme_fixes(site)
+    add_update_notice(site)
     add_dark_without_script(site)
     add_early_start(site, name_by_content(site))
     csp = policy(site)

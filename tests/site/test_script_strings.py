@@ -1,6 +1,6 @@
 """The page's module scripts hold no Italian sentence: what they show comes from the rendered page (the form's data-*
-attributes, written by calculator/form/render.py). Left out, and why: page-fallback.js speaks when the page's modules
-did not load, so its words must travel with it; offline.mjs's update notice is site-wide, on pages without a form."""
+attributes, written by calculator/form/render.py; the update notice's template, by sitebuild/update_notice.py). Left
+out, and why: page-fallback.js speaks when the page's modules did not load, so its words must travel with it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from ..conftest import ROOT
 
 SCRIPTS = ROOT / "docs" / "assets" / "javascripts"
-OWN_WORDS = {"page-fallback.js", "offline.mjs"}
+OWN_WORDS = {"page-fallback.js"}
 ITALIAN = re.compile(r"[àèéìòùÀÈÉÌÒÙ«»]")
 
 

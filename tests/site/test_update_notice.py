@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+from sitebuild.update_notice import NOTICE, RELOAD, TEMPLATE_ID, notice_template
 
 from ..conftest import ROOT
 
@@ -43,3 +46,14 @@ def test_a_worker_that_never_takes_over_still_reloads_after_the_wait(report: dic
     assert outcome["reloads"] == 1
     assert 50 <= outcome["reloadedAt"] < 170
     assert 3000 <= report["takeoverMs"] <= 15000  # long enough for a normal takeover (1-3 s), short enough to be felt
+
+
+def test_every_page_carries_the_notice_words(site_dir: Path) -> None:
+    """The notice can come on any page, the 404 page included: each has its template once, before ``</body>``."""
+    pages = sorted(site_dir.rglob("*.html"))
+    assert site_dir / "404.html" in pages and site_dir / "index.html" in pages
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert text.count(f'id="{TEMPLATE_ID}"') == 1, page
+        assert notice_template() + "</body>" in text, page
+    assert NOTICE in notice_template() and f">{RELOAD}</button>" in notice_template()

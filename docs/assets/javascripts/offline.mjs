@@ -3,28 +3,21 @@
 
 const ROOT = new URL("../../", import.meta.url);
 const NOTICE_ID = "calc-update-notice";
+const TEMPLATE_ID = "calc-update-template";
 
 let offered = null; // the newest installed worker: a deploy found after the notice replaces the one it offered
 
-/** The notice, once per page. */
+/** The notice, once per page: cloned from the template every page carries (sitebuild/update_notice.py, its words). */
 function offerReload(worker) {
   offered = worker;
-  if (document.getElementById(NOTICE_ID)) return;
-  const notice = document.createElement("div");
-  notice.id = NOTICE_ID;
-  notice.className = "calc-update";
-  notice.setAttribute("role", "status");
-  const text = document.createElement("span");
-  text.textContent = "È disponibile una nuova versione del sito.";
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "md-button md-button--primary";
-  button.textContent = "Ricarica";
+  const template = document.getElementById(TEMPLATE_ID);
+  if (document.getElementById(NOTICE_ID) || !template) return;
+  const notice = template.content.firstElementChild.cloneNode(true);
+  const button = notice.querySelector("button");
   button.addEventListener("click", () => {
     button.disabled = true; // one reload is on its way
     takeOver(offered);
   });
-  notice.append(text, " ", button);
   document.body.append(notice);
 }
 
