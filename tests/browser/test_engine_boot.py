@@ -254,7 +254,9 @@ def test_once_the_reader_pauses_the_engine_warms_up_and_answers_as_before(engine
     assert warmed is not None, "no warm-up within 15 s of the answer"
     (engine,) = recorded(engine_page, WORKER)
     ready = engine_page.evaluate("performance.timeOrigin") + engine["readyAt"]
-    assert 1 <= warmed["calls"] <= 80 and warmed["ms"] <= 300 + 100
+    # Bounded: it stops at 80 calls or once its calls have taken 300 ms, the last of them whole (one CI run, on a
+    # loaded machine, saw a last call of about 200 ms: 494 ms in all).
+    assert 1 <= warmed["calls"] <= 80 and warmed["ms"] - warmed["last"] < 300 + 1
     assert warmed["start"] >= ready + 50  # not before the reader pauses
     form = calculator(engine_page, "accumulo-del-gradiente")
     form.locator('[name="data_parallel_gpus"]').fill("2")
