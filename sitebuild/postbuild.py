@@ -1,10 +1,9 @@
 """What follows the Markdown build, whichever tool built it (MkDocs' plugin, Zensical's script).
 
 Theme fixes, the update notice's template, the dark palette restated for a page the theme's script has not styled
-yet, the files that change
-between deploys named by their content, the engine's early start at the top of the pages' ``<head>``, the
-Content-Security-Policy, the service worker, the host header files and the precompressed copies, in that order
-(each step sees the previous one's output).
+yet, the files that change between deploys named by their content, the engine's early start at the top of the pages'
+``<head>``, the Content-Security-Policy, the service worker, the host header files and the precompressed copies, in
+that order (each step sees the previous one's output).
 """
 
 from __future__ import annotations

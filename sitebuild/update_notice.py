@@ -8,6 +8,7 @@ import html
 from pathlib import Path
 
 TEMPLATE_ID = "calc-update-template"
+NOTICE_ID = "calc-update-notice"  # the notice once shown (offline.mjs shows it once per page)
 NOTICE = "È disponibile una nuova versione del sito."
 RELOAD = "Ricarica"
 BODY_END = "</body>"
@@ -15,7 +16,7 @@ BODY_END = "</body>"
 
 def notice_template() -> str:
     """The notice as offline.mjs shows it: a status line with its button (offline.mjs adds the click)."""
-    return (f'<template id="{TEMPLATE_ID}"><div id="calc-update-notice" class="calc-update" role="status">'
+    return (f'<template id="{TEMPLATE_ID}"><div id="{NOTICE_ID}" class="calc-update" role="status">'
             f"<span>{html.escape(NOTICE)}</span> "
             f'<button type="button" class="md-button md-button--primary">{html.escape(RELOAD)}</button>'
             "</div></template>")
