@@ -1,9 +1,10 @@
 """Name by their content the files that change between deploys, so that a page only ever loads its own deploy's.
 
-* The engine's own build (our wheel, its lock file, the snapshot) moves into a directory named by their
-  content, ``assets/engine/<version>/<digest>/``, beside Pyodide's files (whose versioned directory already
-  names their content), and the worker gets that name (its line ``const BUILD_FILES = "./";``) and the bytes a start
-  downloads (``const START_BYTES = 0;``, for the page's progress bar).
+* The engine's own build (our wheel, its lock file, the snapshot, Pyodide's loader as trimmed for it) moves into
+  a directory named by their content, ``assets/engine/<version>/<digest>/``, beside Pyodide's files (whose
+  versioned directory already names their content), and the worker gets that name (its line
+  ``const BUILD_FILES = "./";``) and the bytes a start downloads (``const START_BYTES = 0;``, for the page's
+  progress bar).
 * Our scripts (``assets/javascripts/``) and stylesheet (``assets/stylesheets/``) get a digest of their content
   in their names (``form.mjs`` → ``form.1a2b3c4d5e.mjs``), the modules they import renamed first and their
   names rewritten in the importer, so that a module's name changes whenever anything it loads does: the page
@@ -22,7 +23,7 @@ import json
 import re
 from pathlib import Path
 
-from .engine import LOCK_FILE, OUR_PACKAGES, SNAPSHOT_FILE, engine_path
+from .engine import LOADER_FILE, LOCK_FILE, OUR_PACKAGES, SNAPSHOT_FILE, engine_path
 
 SCRIPTS = "assets/javascripts"
 STYLES = "assets/stylesheets"
@@ -42,16 +43,18 @@ def digest(data: bytes) -> str:
 
 
 def engine_build_dir(site: Path) -> Path:
-    """The directory, named by content, of the engine's own build (wheel, lock file, snapshot) in a built site."""
+    """The directory, named by content, of the engine's own build (wheel, lock file, snapshot, loader) in a built site."""
     (found,) = [lock.parent for lock in (site / engine_path()).glob(f"*/{LOCK_FILE}")]
     return found
 
 
 def name_engine_build(site: Path) -> str:
-    """Move the wheel, the lock file and the snapshot into ``assets/engine/<version>/<digest>/``; returns the digest."""
+    """Move the wheel, the lock file, the snapshot and the loader into ``assets/engine/<version>/<digest>/``;
+    returns the digest."""
     engine = site / engine_path()
     lock = json.loads((engine / LOCK_FILE).read_text())
-    files = [LOCK_FILE, SNAPSHOT_FILE, *(lock["packages"][name]["file_name"] for name in sorted(OUR_PACKAGES))]
+    wheels = [lock["packages"][name]["file_name"] for name in sorted(OUR_PACKAGES)]
+    files = [LOCK_FILE, SNAPSHOT_FILE, LOADER_FILE, *wheels]
     whole = hashlib.sha256()
     for name in files:
         whole.update(name.encode() + b"\0" + hashlib.sha256((engine / name).read_bytes()).digest())

@@ -12,7 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PYODIDE_PACKAGE = ROOT / "node_modules" / "pyodide"
 # Pyodide's own files the site serves, copied from the npm package.
-RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+# Pyodide's loader, trimmed (sitebuild/trim_loader.py): one of the engine's own build files, beside the snapshot.
+LOADER_FILE = "pyodide.asm.mjs"
 LOCK_FILE = "pyodide-lock.json"
 SNAPSHOT_FILE = "snapshot.csn1.gz"
 EMPTY_STDLIB_FILE = "python_stdlib.empty.zip"

@@ -2,8 +2,8 @@
 
 Output, under ``docs/assets/engine/<pyodide version>/``:
 
-* ``pyodide.mjs``, ``pyodide.asm.mjs``, ``pyodide.asm.wasm``,
-  ``python_stdlib.zip``, copied from the pinned npm package;
+* ``pyodide.mjs``, ``pyodide.asm.wasm``, ``python_stdlib.zip``, copied from the pinned npm package;
+* ``pyodide.asm.mjs``: the package's loader, trimmed for a faster start (``sitebuild/trim_loader.py``);
 * ``calculator-<version>-py3-none-any.whl``, built with ``python -m build``
   (reproducibly: SOURCE_DATE_EPOCH is fixed);
 * ``pyodide-lock.json``: the shipped lock's ``info`` block plus our wheel,
@@ -34,6 +34,7 @@ from pathlib import Path
 
 from .engine import (
     EMPTY_STDLIB_FILE,
+    LOADER_FILE,
     LOCK_FILE,
     OUR_PACKAGES,
     PYODIDE_PACKAGE,
@@ -43,6 +44,7 @@ from .engine import (
     engine_dir,
     pyodide_version,
 )
+from .trim_loader import LoaderChangedError, trim_loader
 
 BIN = Path(sys.executable).parent
 MAKE_SNAPSHOT = Path(__file__).with_name("make_snapshot.mjs")
@@ -93,6 +95,10 @@ def prepare_engine(root: Path = ROOT) -> Path:
     target.mkdir(parents=True)
     for name in RUNTIME_FILES:
         shutil.copy2(PYODIDE_PACKAGE / name, target / name)
+    try:
+        (target / LOADER_FILE).write_bytes(trim_loader((PYODIDE_PACKAGE / LOADER_FILE).read_bytes()))
+    except LoaderChangedError as error:
+        raise SystemExit(str(error)) from None
     with zipfile.ZipFile(target / EMPTY_STDLIB_FILE, "w"):
         pass
     with tempfile.TemporaryDirectory() as tmp:
@@ -110,7 +116,8 @@ def engine_sources(root: Path = ROOT) -> list[Path]:
     """Every file the engine is made from: the package's Python, its packaging, and the snapshot's makers."""
     here = Path(__file__).resolve().parent
     return [*sorted((root / "calculator").rglob("*.py")), root / "pyproject.toml", root / "package-lock.json",
-            here / "prepare_engine.py", MAKE_SNAPSHOT, root / "docs" / "assets" / "javascripts" / "snapshot-file.mjs"]
+            here / "prepare_engine.py", here / "trim_loader.py", MAKE_SNAPSHOT,
+            root / "docs" / "assets" / "javascripts" / "snapshot-file.mjs"]
 
 
 def sources_stamp(root: Path = ROOT) -> str:

@@ -125,7 +125,7 @@ def recover(page: Page, form: Locator, pattern: str) -> None:
 def test_engine_file_missing(fault_context: tuple[Page, Watch], server: Server) -> None:
     page, watch = fault_context
     watch.expected_errors.append("pyodide.asm.mjs")
-    pattern = "**/engine/*/pyodide.asm.mjs"  # the runtime itself: both ways to start need it
+    pattern = "**/engine/**/pyodide.asm.mjs"  # the runtime's loader: both ways to start need it
     page.route(pattern, lambda route: route.fulfill(status=404, body="not found"))
     page.goto(server.url + "accumulo-del-gradiente/")
     recover(page, calculator(page, "accumulo-del-gradiente"), pattern)

@@ -1,6 +1,6 @@
 // Answers a list of calculator requests inside Pyodide, through the same
-// engine directories that the site ships (Pyodide's, and our build's, named by its content): by default its wheel
-// and lock file,
+// engine directories that the site ships (Pyodide's, and our build's, named by its content, with the loader): by
+// default its wheel and lock file,
 // with --snapshot its memory snapshot, restored as the browser worker does: with an empty standard
 // library, the real one written in only at the end (to show that imports then work again).
 // Usage: node run_in_pyodide.mjs <engine dir> <build dir> <requests.json> [--snapshot]  → JSON responses on stdout.
@@ -13,7 +13,12 @@ const [engineDir, buildDir, requestsFile, mode] = process.argv.slice(2);
 const indexURL = path.resolve(engineDir) + path.sep;
 const buildURL = path.resolve(buildDir) + path.sep;
 const { loadPyodide } = await import(path.join(indexURL, "pyodide.mjs"));
-const options = { indexURL, lockFileURL: path.join(buildURL, "pyodide-lock.json"), packageBaseUrl: buildURL, stdout: () => {} };
+// Pyodide's loader as the site ships it, trimmed, among the build's files (sitebuild/trim_loader.py).
+const { default: createPyodideModule } = await import(path.join(buildURL, "pyodide.asm.mjs"));
+const options = {
+  indexURL, lockFileURL: path.join(buildURL, "pyodide-lock.json"), packageBaseUrl: buildURL, createPyodideModule,
+  stdout: () => {},
+};
 let pyodide;
 if (mode === "--snapshot") {
   const file = new Blob([await readFile(path.join(buildURL, "snapshot.csn1.gz"))]);

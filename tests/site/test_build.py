@@ -125,11 +125,14 @@ def test_pages_load_nothing_from_other_hosts(site_dir: Path, relative: str) -> N
 
 def test_engine_is_shipped_under_a_versioned_path(site_dir: Path) -> None:
     engine = site_dir / engine_path()
-    for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"):
+    for name in ("pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip"):
         shipped = ROOT / "node_modules" / "pyodide" / name
         assert (engine / name).read_bytes() == shipped.read_bytes(), name
-    build = engine_build_dir(site_dir)  # our wheel, its lock and the snapshot, in a directory named by their content
+    # Our wheel, its lock, the snapshot and the loader trimmed for it, in a directory named by their content.
+    build = engine_build_dir(site_dir)
     assert build.parent == engine
+    assert not (engine / "pyodide.asm.mjs").exists()
+    assert (build / "pyodide.asm.mjs").is_file()
     lock = json.loads((build / "pyodide-lock.json").read_text())
     upstream = json.loads((ROOT / "node_modules" / "pyodide" / "pyodide-lock.json").read_text())
     assert lock["info"] == upstream["info"]

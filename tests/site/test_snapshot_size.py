@@ -65,7 +65,7 @@ def test_the_same_sources_make_the_same_snapshot(site_dir: Path, tmp_path: Path)
     assert node, "Node.js is needed (scripts/setup installs it)"
     build = engine_build_dir(site_dir)
     for file in [*(site_dir / engine_path()).glob("pyodide*"), site_dir / engine_path() / "python_stdlib.zip",
-                 build / LOCK_FILE, *build.glob("*.whl")]:
+                 build / LOCK_FILE, build / "pyodide.asm.mjs", *build.glob("*.whl")]:
         shutil.copy(file, tmp_path / file.name)
     subprocess.run([node, str(ROOT / "sitebuild" / "make_snapshot.mjs"), str(tmp_path), LOCK_FILE, SNAPSHOT_FILE],
                    check=True, capture_output=True)

@@ -117,14 +117,14 @@ function download(engineDir) {
   const runtime = compileRuntime(url("pyodide.asm.wasm"));
   const files = {
     pyodide: import(url("pyodide.mjs")),
+    loader: import(own("pyodide.asm.mjs")), // Pyodide's, trimmed for this build (sitebuild/trim_loader.py)
     lock,
     lockSha: lock.then((contents) => contents.packages.calculator.sha256),
     snapshot,
     runtime,
   };
-  import(url("pyodide.asm.mjs")).catch(() => {}); // loadPyodide imports it later: same module, already parsed
-  // A missing snapshot only means a normal boot; a runtime that failed here fails the start (boot()).
-  for (const promise of [lock, snapshot, runtime]) promise.catch(() => {});
+  // A missing snapshot only means a normal boot; a runtime or a loader that failed here fails the start (boot()).
+  for (const promise of [lock, snapshot, runtime, files.loader]) promise.catch(() => {});
   return files;
 }
 
@@ -158,7 +158,7 @@ async function start(files, engineDir) {
   const { loadPyodide } = await files.pyodide;
   const options = {
     indexURL: engineDir.href, packageBaseUrl: buildDirectory(engineDir).href, lockFileContents: files.lock,
-    stdout: () => {}, stderr: () => {},
+    createPyodideModule: (await files.loader).default, stdout: () => {}, stderr: () => {},
   };
   try {
     // A restored snapshot has imported all its answers need (calculator.form.warmup answered every kind of

@@ -1,0 +1,49 @@
+// Restores the site's snapshot twice, with Pyodide's own loader and with the trimmed one the site ships
+// (sitebuild/trim_loader.py), and compares what the restored memory depends on: the runtime's function table, entry by
+// entry (a function pointer in the snapshot is an index into it), and the value of every symbol of the offset table.
+// Usage: node loader_check.mjs <engine dir> <build dir> <Pyodide's pyodide.asm.mjs>  → JSON on stdout.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+
+import { fitSnapshot, unpackSnapshot } from "../../docs/assets/javascripts/snapshot-file.mjs";
+
+const [engineDir, buildDir, originalLoader] = process.argv.slice(2);
+const indexURL = path.resolve(engineDir) + path.sep;
+const buildURL = path.resolve(buildDir) + path.sep;
+const { loadPyodide } = await import(path.join(indexURL, "pyodide.mjs"));
+const file = new Blob([await readFile(path.join(buildURL, "snapshot.csn1.gz"))]);
+const snapshot = await unpackSnapshot(file.stream().pipeThrough(new DecompressionStream("gzip")));
+const instantiate = WebAssembly.instantiate;
+WebAssembly.instantiate = async (...args) => {
+  const made = await instantiate(...args);
+  if (made.instance) fitSnapshot(made.instance, snapshot);
+  return made;
+};
+
+async function restore(loader) {
+  const { default: createPyodideModule } = await import(path.resolve(loader));
+  const pyodide = await loadPyodide({
+    indexURL, lockFileURL: path.join(buildURL, "pyodide-lock.json"), packageBaseUrl: buildURL, createPyodideModule,
+    _loadSnapshot: snapshot.slice(), stdLibURL: path.join(indexURL, "python_stdlib.empty.zip"), stdout: () => {},
+  });
+  const runtime = pyodide._module;
+  const made = Object.keys(runtime.GOT).length; // Globals made by the start itself, before anything reads one
+  const table = Array.from({ length: runtime.wasmTable.length }, (_, i) => runtime.wasmTable.get(i)?.name ?? null);
+  // The first calculator with its defaults: an answer computed through the restored runtime.
+  const answer = pyodide.runPython(
+    "from calculator.form import api, warmup; api.handle(next(warmup.requests()))");
+  return { runtime, made, table, answer };
+}
+
+const original = await restore(originalLoader);
+const trimmed = await restore(path.join(buildURL, "pyodide.asm.mjs"));
+const symbols = Object.keys(original.runtime.GOT);
+const differing = symbols.filter((name) => trimmed.runtime.GOT[name]?.value !== original.runtime.GOT[name].value);
+const tableDiffers = original.table.findIndex((name, i) => trimmed.table[i] !== name);
+process.stdout.write(JSON.stringify({
+  symbols: symbols.length,
+  differing: differing.slice(0, 10),
+  globalsMade: { original: original.made, trimmed: trimmed.made },
+  table: { original: original.table.length, trimmed: trimmed.table.length, firstDifference: tableDiffers },
+  answers: [original.answer, trimmed.answer].map((answer) => JSON.parse(answer)),
+}));
