@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 
-# The loader of the Pyodide version the trim was checked against (npm's pyodide 314.0.7).
+# The loader of the Pyodide version the trim was checked against (npm's package, as package-lock.json pins it).
 CHECKED_SHA256 = "f7cdc8ece80678ceb712f8e65ebe6d3a83203a180c399865f49612a051693635"
 
 # A symbol's Global is made from its kept value when first read: GOT[name], `name in GOT`.

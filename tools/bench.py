@@ -44,7 +44,7 @@ from urllib.parse import urlsplit
 from calculator import CALCULATORS
 from sitebuild.build import build
 from sitebuild.content_names import engine_build_dir
-from sitebuild.engine import ROOT, pyodide_version
+from sitebuild.engine import LOADER_FILE, PYODIDE_PACKAGE, ROOT, engine_path, pyodide_version
 
 from .chromium import ARGS, CHROMIUM, launch_chromium
 from .local_server import Server, Throttle, free_port, serve
@@ -433,6 +433,10 @@ def run(
         # Measured as if published at the loopback address (a build for it differs only in the sitemap).
         retarget(site, f"http://127.0.0.1:{port}/")
         shutil.copytree(ROOT / "tools" / "reference", site / "riferimento")
+        # The reference loads Pyodide as published: its own loader, which the site replaces with a trimmed one.
+        loader = site / engine_path() / LOADER_FILE
+        loader.write_bytes((PYODIDE_PACKAGE / LOADER_FILE).read_bytes())
+        loader.with_name(loader.name + ".gz").write_bytes(gzip.compress(loader.read_bytes(), compresslevel=9, mtime=0))
         reference_page = site / "riferimento" / "index.html"
         reference_page.write_text(reference_page.read_text().replace("__PYODIDE_VERSION__", pyodide_version())
                          .replace("__ENGINE_BUILD__", engine_build_dir(site).name))
