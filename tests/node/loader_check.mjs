@@ -29,10 +29,21 @@ async function restore(loader) {
   const runtime = pyodide._module;
   const made = Object.keys(runtime.GOT).length; // Globals made by the start itself, before anything reads one
   const table = Array.from({ length: runtime.wasmTable.length }, (_, i) => runtime.wasmTable.get(i)?.name ?? null);
+  // What the bootstrap keeps, as Python sees it: its dict for internal code (its names, and whether each is the object
+  // Pyodide's own snippets bind there), the modules it holds, and the globals it hands the page.
+  const api = pyodide._api;
+  const describe = pyodide.runPython(`
+def describe(internal, importlib, sys, os, globals):
+    import builtins, importlib as il, sys as s, os as o, __main__
+    return [list(internal), internal.get("__builtins__") is builtins.__dict__, internal.get("importlib") is il,
+            internal.get("__main__") is __main__, internal.get("builtins") is builtins,
+            importlib is il, sys is s, os is o, globals is __main__.__dict__]
+describe`);
+  const bootstrap = describe(api.runPythonInternal_dict, api.importlib, api.sys, api.os, pyodide.globals).toJs();
   // The first calculator with its defaults: an answer computed through the restored runtime.
   const answer = pyodide.runPython(
     "from calculator.form import api, warmup; api.handle(next(warmup.requests()))");
-  return { runtime, made, table, answer };
+  return { runtime, made, table, answer, bootstrap };
 }
 
 const original = await restore(originalLoader);
@@ -46,4 +57,5 @@ process.stdout.write(JSON.stringify({
   globalsMade: { original: original.made, trimmed: trimmed.made },
   table: { original: original.table.length, trimmed: trimmed.table.length, firstDifference: tableDiffers },
   answers: [original.answer, trimmed.answer].map((answer) => JSON.parse(answer)),
+  bootstrap: [original.bootstrap, trimmed.bootstrap],
 }));

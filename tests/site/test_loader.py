@@ -87,3 +87,11 @@ def test_the_same_answer_through_either_loader(restored_twice: dict[str, Any]) -
     original, trimmed = restored_twice["answers"]
     assert original["status"] == "ok"
     assert trimmed == original
+
+
+def test_the_bootstrap_keeps_the_same_objects_without_parsing(restored_twice: dict[str, Any]) -> None:
+    """Restoring, the trimmed loader gets by calls what Pyodide's gets by parsing four snippets: its internal dict
+    with the same names bound to the same objects, importlib, sys, os, and ``__main__``'s dict as the page's globals."""
+    original, trimmed = restored_twice["bootstrap"]
+    assert original == [["__builtins__", "importlib", "__main__", "builtins"], *[True] * 8]
+    assert trimmed == original

@@ -166,7 +166,10 @@ async function start(files, engineDir) {
     const pyodide = await loadPyodide({
       ...options, _loadSnapshot: files.snapshot, stdLibURL: new URL("python_stdlib.empty.zip", engineDir).href,
     });
-    const made = pyodide.runPython("import calculator; getattr(calculator, '_wheel_sha256', '')");
+    // Read without Python source: nothing is parsed before the first answer (sitebuild/trim_loader.py).
+    const calculator = pyodide.pyimport("calculator");
+    const made = calculator._wheel_sha256;
+    calculator.destroy();
     if (made !== (await files.lockSha)) throw new Error("snapshot made from another build");
     return { pyodide, boot: "snapshot" };
   } catch {
