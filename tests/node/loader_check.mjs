@@ -2,23 +2,15 @@
 // (sitebuild/trim_loader.py), and compares what the restored memory depends on: the runtime's function table, entry by
 // entry (a function pointer in the snapshot is an index into it), and the value of every symbol of the offset table.
 // Usage: node loader_check.mjs <engine dir> <build dir> <Pyodide's pyodide.asm.mjs>  → JSON on stdout.
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 
-import { fitSnapshot, unpackSnapshot } from "../../docs/assets/javascripts/snapshot-file.mjs";
+import { prepareSnapshot } from "./snapshot_restore.mjs";
 
 const [engineDir, buildDir, originalLoader] = process.argv.slice(2);
 const indexURL = path.resolve(engineDir) + path.sep;
 const buildURL = path.resolve(buildDir) + path.sep;
 const { loadPyodide } = await import(path.join(indexURL, "pyodide.mjs"));
-const file = new Blob([await readFile(path.join(buildURL, "snapshot.csn1.gz"))]);
-const snapshot = await unpackSnapshot(file.stream().pipeThrough(new DecompressionStream("gzip")));
-const instantiate = WebAssembly.instantiate;
-WebAssembly.instantiate = async (...args) => {
-  const made = await instantiate(...args);
-  if (made.instance) fitSnapshot(made.instance, snapshot);
-  return made;
-};
+const snapshot = await prepareSnapshot(buildURL);
 
 async function restore(loader) {
   const { default: createPyodideModule } = await import(path.resolve(loader));

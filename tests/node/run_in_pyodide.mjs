@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 
-import { fitSnapshot, unpackSnapshot } from "../../docs/assets/javascripts/snapshot-file.mjs";
+import { prepareSnapshot } from "./snapshot_restore.mjs";
 
 const [engineDir, buildDir, requestsFile, mode] = process.argv.slice(2);
 const indexURL = path.resolve(engineDir) + path.sep;
@@ -21,15 +21,7 @@ const options = {
 };
 let pyodide;
 if (mode === "--snapshot") {
-  const file = new Blob([await readFile(path.join(buildURL, "snapshot.csn1.gz"))]);
-  const snapshot = await unpackSnapshot(file.stream().pipeThrough(new DecompressionStream("gzip")));
-  // As the worker does: the runtime's memory grown to the snapshot's size before the restore.
-  const instantiate = WebAssembly.instantiate;
-  WebAssembly.instantiate = async (...args) => {
-    const made = await instantiate(...args);
-    if (made.instance) fitSnapshot(made.instance, snapshot);
-    return made;
-  };
+  const snapshot = await prepareSnapshot(buildURL);
   pyodide = await loadPyodide({
     ...options, _loadSnapshot: snapshot, stdLibURL: path.join(indexURL, "python_stdlib.empty.zip"),
   });
